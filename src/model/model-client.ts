@@ -1,0 +1,119 @@
+/**
+ * The one seam between the agent loop and a model. Content blocks use the Messages API's wire
+ * shapes (snake_case), so replies can be written to the transcript verbatim and replayed later.
+ */
+
+export type TextBlock = { type: "text"; text: string };
+export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: unknown };
+export type ToolResultBlock = {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+};
+/** Blocks we pass through untouched (thinking, redacted_thinking, server tools...). */
+export type OtherBlock = { type: string; [key: string]: unknown };
+
+export type AssistantBlock = TextBlock | ToolUseBlock | OtherBlock;
+
+export type Message =
+  | { role: "user"; content: string | Array<TextBlock | ToolResultBlock> }
+  | { role: "assistant"; content: AssistantBlock[] };
+
+/** A tool as the model sees it. */
+export type ToolSpec = { name: string; description: string; inputSchema: Record<string, unknown> };
+
+export type ModelRequest = {
+  model: string;
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+  maxOutputTokens: number;
+};
+
+/** Token usage as the API reports it for one call. */
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+};
+
+/** The assistant message exactly as the API returned it (snake_case), for the transcript. */
+export type ApiMessage = {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: AssistantBlock[];
+  stop_reason: string | null;
+  stop_sequence?: string | null;
+  usage: Record<string, unknown>;
+  [key: string]: unknown;
+};
+
+export type ModelReply = {
+  message: ApiMessage;
+  content: AssistantBlock[];
+  stopReason: string | null;
+  usage: Usage;
+};
+
+/** A retry the client made on its own (rate limit, overload, connection reset). */
+export type RetryNotice = {
+  attempt: number;
+  maxRetries: number;
+  status: number | null;
+  delayMs: number | null;
+  error: string;
+};
+
+export type CompleteOptions = {
+  signal: AbortSignal;
+  onRetry?: (notice: RetryNotice) => void;
+};
+
+/**
+ * A model behind the loop. `complete` throws only `ModelError` (or rethrows the abort reason when
+ * `signal` is aborted); everything else is normalised into `ModelReply`.
+ */
+export type ModelClient = {
+  complete(request: ModelRequest, options: CompleteOptions): Promise<ModelReply>;
+};
+
+/** Why a model call failed, after the client's own retries; ends the run with status `error`. */
+export class ModelError extends Error {
+  readonly status: number | null;
+  readonly isRetryable: boolean;
+
+  constructor(message: string, opts: { status?: number | null; isRetryable?: boolean; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = "ModelError";
+    this.status = opts.status ?? null;
+    this.isRetryable = opts.isRetryable ?? false;
+  }
+}
+
+export const ZERO_USAGE: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+};
+
+/** Sums two usages field by field. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
+    cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
+  };
+}
+
+/** Every token the API billed for: input, output and both kinds of cache tokens. */
+export function totalTokens(usage: Usage): number {
+  return (
+    usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens
+  );
+}

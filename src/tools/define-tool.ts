@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+/** What a tool hands back to the loop; `isError` results go to the model as `is_error: true`. */
+export type ToolResult = {
+  content: string;
+  isError: boolean;
+  /** bash only: the command's exit code (null when it was killed by a signal or timed out). */
+  exitCode?: number | null;
+  /** bash only: the per-command timeout killed it. */
+  timedOut?: boolean;
+};
+
+/** What every tool call gets from the runner; tools never read `process.cwd()` or `process.env`. */
+export type ToolContext = {
+  /** Absolute, real path of the workspace root. */
+  workspaceRoot: string;
+  /** Aborted on task timeout or cancellation; tools must stop (and kill processes) when it fires. */
+  signal: AbortSignal;
+};
+
+/** A tool as the loop sees it: validated input in, result out. */
+export type Tool = {
+  name: string;
+  description: string;
+  /** JSON Schema for the API's `input_schema`, generated from the zod schema. */
+  inputSchema: Record<string, unknown>;
+  /** Validates `input` and runs the tool. Input problems come back as error results, not throws. */
+  execute(input: unknown, ctx: ToolContext): Promise<ToolResult>;
+};
+
+/** An expected, model-facing failure (text not found, path outside the workspace). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+type ToolDefinition<S extends z.ZodObject> = {
+  name: string;
+  description: string;
+  input: S;
+  run(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+};
+
+/** Builds a `Tool` whose zod schema is both the validator and the API `input_schema`. */
+export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>): Tool {
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(definition.input, { io: "input" });
+  return {
+    name: definition.name,
+    description: definition.description,
+    inputSchema,
+    async execute(input, ctx) {
+      const parsed = definition.input.safeParse(input);
+      if (!parsed.success) {
+        return { content: describeInputError(definition.name, parsed.error), isError: true };
+      }
+      return definition.run(parsed.data, ctx);
+    },
+  };
+}
+
+/** Phrases a schema mismatch so the model can fix its call. */
+function describeInputError(toolName: string, error: z.ZodError): string {
+  const problems = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "input";
+    if (issue.code === "invalid_type" && issue.input === undefined) return `${field} is required`;
+    return `${field}: ${issue.message}`;
+  });
+  return `${toolName}: ${problems.join("; ")}; re-send the call with every required field.`;
+}
