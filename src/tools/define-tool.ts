@@ -53,7 +53,7 @@ export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>)
     async execute(input, ctx) {
       const parsed = definition.input.safeParse(input);
       if (!parsed.success) {
-        return { content: describeInputError(definition.name, parsed.error), isError: true };
+        return { content: describeInputError(definition.name, input, parsed.error), isError: true };
       }
       return definition.run(parsed.data, ctx);
     },
@@ -61,11 +61,20 @@ export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>)
 }
 
 /** Phrases a schema mismatch so the model can fix its call. */
-function describeInputError(toolName: string, error: z.ZodError): string {
+function describeInputError(toolName: string, input: unknown, error: z.ZodError): string {
   const problems = error.issues.map((issue) => {
     const field = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "input";
-    if (issue.code === "invalid_type" && issue.input === undefined) return `${field} is required`;
-    return `${field}: ${issue.message}`;
+    const isMissing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
+    return isMissing ? `${field} is required` : `${field}: ${issue.message}`;
   });
   return `${toolName}: ${problems.join("; ")}; re-send the call with every required field.`;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
 }
