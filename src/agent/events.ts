@@ -1,0 +1,39 @@
+import type { ModelReply, RetryNotice, ToolResultBlock, Usage } from "../model/model-client.js";
+
+/** Why a run ended; every run ends with exactly one of these. */
+export type RunStatus = "completed" | "max_steps" | "max_tokens" | "timeout" | "cancelled" | "error";
+
+/** The limits a run can hit; a subset of `RunStatus`. */
+export type LimitName = "max_steps" | "max_tokens" | "timeout";
+
+/** The loop's outcome. A limit or a model failure is a status here, never an exception. */
+export type RunResult = {
+  status: RunStatus;
+  /** Model calls made. */
+  steps: number;
+  usage: Usage;
+  /** Text of the model's last reply (empty when there was none). */
+  finalText: string;
+  /** The last reply's API stop reason. */
+  stopReason: string | null;
+  durationMs: number;
+  /** Time spent waiting for the model. */
+  apiDurationMs: number;
+  /** Why the run failed, for `error`, `timeout` and `cancelled`. */
+  error: string | undefined;
+};
+
+/** What the loop reports as it goes; `run-task.ts` routes these to the transcript and reporters. */
+export type AgentEvent =
+  | { type: "model_reply"; step: number; reply: ModelReply; durationMs: number }
+  | { type: "model_retry"; step: number; notice: RetryNotice }
+  | {
+      type: "tool_result";
+      step: number;
+      toolName: string;
+      input: unknown;
+      block: ToolResultBlock;
+      durationMs: number;
+      exitCode: number | null | undefined;
+    }
+  | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number };

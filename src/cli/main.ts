@@ -1,0 +1,101 @@
+import yargs from "yargs";
+import type { RunStatus } from "../agent/events.js";
+import { AgentRunError, ConfigError } from "../errors.js";
+import { AGENT_RUN_VERSION } from "../version.js";
+import { type CliIo, processIo } from "./io.js";
+import { parseRunOptions, RUN_FLAGS } from "./options.js";
+import { runCommand } from "./run-command.js";
+
+/** Exit codes, in one place; README's table mirrors it. */
+export const EXIT = {
+  ok: 0,
+  taskFailed: 1,
+  usage: 2,
+  internal: 3,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+
+/** The exit code for a batch: 0 only when every task completed. */
+export function exitCodeFor(statuses: readonly RunStatus[]): number {
+  return statuses.every((status) => status === "completed") ? EXIT.ok : EXIT.taskFailed;
+}
+
+export type MainOptions = {
+  io?: CliIo;
+  /** Install SIGINT/SIGTERM handlers that cancel the batch (the real binary does; tests may not). */
+  handleSignals?: boolean;
+  /** Cancels the batch as Ctrl-C would (for tests and embedding). */
+  signal?: AbortSignal;
+};
+
+/** argv → command → exit code. The only place that catches `AgentRunError`s. */
+export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
+  const io = options.io ?? processIo();
+  const controller = new AbortController();
+  let signalExit: number | undefined;
+  options.signal?.addEventListener("abort", () => controller.abort("cancelled"), { once: true });
+  const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
+    if (signalExit !== undefined) {
+      io.writeErr(`agent-run: ${name} again; exiting now`);
+      process.exit(name === "SIGINT" ? EXIT.sigint : EXIT.sigterm);
+    }
+    signalExit = name === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+    io.writeErr(`agent-run: ${name} received; cancelling every task (again to exit at once)`);
+    controller.abort("cancelled");
+  };
+  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") };
+  if (options.handleSignals === true) {
+    process.on("SIGINT", handlers.SIGINT);
+    process.on("SIGTERM", handlers.SIGTERM);
+  }
+  try {
+    const parsed = await parseArgv(argv, io);
+    if (parsed === undefined) return EXIT.ok;
+    const runOptions = parseRunOptions(parsed, io.env);
+    const batch = await runCommand(runOptions, io, controller.signal);
+    return signalExit ?? exitCodeFor(batch.summaries.map((summary) => summary.status));
+  } catch (error) {
+    if (error instanceof AgentRunError) {
+      io.writeErr(error.exitCode === EXIT.usage ? `agent-run: ${error.message}` : `agent-run: error: ${error.message}`);
+      return error.exitCode;
+    }
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.writeErr(`agent-run: internal error (please report it): ${detail}`);
+    return EXIT.internal;
+  } finally {
+    if (options.handleSignals === true) {
+      process.off("SIGINT", handlers.SIGINT);
+      process.off("SIGTERM", handlers.SIGTERM);
+    }
+  }
+}
+
+/** Parses argv with yargs; undefined when it only printed help or the version. */
+async function parseArgv(argv: readonly string[], io: CliIo): Promise<Record<string, unknown> | undefined> {
+  let output = "";
+  const parser = yargs([...argv])
+    .scriptName("agent-run")
+    .usage("$0 [run] <task files or globs...> [options]\n\nRun coding-agent tasks described in YAML files.")
+    .command(["run <tasks..>", "$0 <tasks..>"], "Run tasks (the default command)", (y) => y.options(RUN_FLAGS))
+    .example("$0 'tasks/*.yaml'", "run every task in tasks/ against the API")
+    .example("$0 --offline 'tasks/*.yaml'", "play the tasks' scripted replies, no key or network needed")
+    .epilogue("Exit codes: 0 every task completed, 1 a task did not, 2 bad usage or task file, 130/143 interrupted.\nDocs: README.md, docs/transcript.md, docs/ci.md")
+    .version(AGENT_RUN_VERSION)
+    .help()
+    .alias("h", "help")
+    .strict()
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw new ConfigError(`${message ?? error?.message ?? "invalid usage"}\nRun 'agent-run --help' for usage.`);
+    });
+  const result = await parser.parseAsync([...argv], {}, (_error, _argv, text) => {
+    output = text;
+  });
+  if (output !== "") {
+    io.writeOut(output);
+    return undefined;
+  }
+  return result;
+}

@@ -1,0 +1,165 @@
+import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type { Middleware } from "@anthropic-ai/sdk";
+import type {
+  ApiMessage,
+  AssistantBlock,
+  CompleteOptions,
+  Message,
+  ModelClient,
+  ModelReply,
+  ModelRequest,
+  RetryNotice,
+  Usage,
+} from "./model-client.js";
+import { ModelError } from "./model-client.js";
+
+export type AnthropicModelOptions = {
+  apiKey: string;
+  /** Defaults to the SDK's own (https://api.anthropic.com). */
+  baseURL?: string | undefined;
+  /** The SDK's retry loop is the only one; each retry is reported through `onRetry`. */
+  maxRetries?: number;
+  /** Per-request timeout of the SDK (the task's own timeout aborts through the signal). */
+  requestTimeoutMs?: number;
+};
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/** The Messages API, streamed, behind `ModelClient`; the only module that imports the SDK. */
+export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
+  const maxRetries = options.maxRetries ?? 4;
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    maxRetries,
+    timeout: options.requestTimeoutMs ?? 10 * 60_000,
+  });
+
+  return {
+    async complete(request, completeOptions) {
+      const stream = client.messages.stream(toParams(request), {
+        signal: completeOptions.signal,
+        middleware: [retryReporter(maxRetries, completeOptions)],
+      });
+      try {
+        return toReply(await stream.finalMessage());
+      } catch (error) {
+        throw toModelError(error, completeOptions.signal);
+      }
+    },
+  };
+}
+
+/**
+ * Builds the request with prompt-cache breakpoints on the tools, the system prompt and the newest
+ * message, so each turn re-reads the conversation so far from the cache.
+ */
+function toParams(request: ModelRequest): Anthropic.MessageCreateParamsNonStreaming {
+  const tools: Anthropic.Tool[] = request.tools.map((tool, index) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { type: "object", ...tool.inputSchema },
+    ...(index === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+  }));
+  return {
+    model: request.model,
+    max_tokens: request.maxOutputTokens,
+    system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
+    messages: request.messages.map((message, index) =>
+      toParam(message, index === request.messages.length - 1),
+    ),
+    ...(tools.length > 0 ? { tools } : {}),
+  };
+}
+
+function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
+  const blocks =
+    typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+  if (!isNewest) return { role: message.role, content: blocks } as Anthropic.MessageParam;
+  const last = blocks.length - 1;
+  const content = blocks.map((block, index) => (index === last ? { ...block, cache_control: EPHEMERAL } : block));
+  return { role: message.role, content } as Anthropic.MessageParam;
+}
+
+function toReply(message: Anthropic.Message): ModelReply {
+  const apiMessage = JSON.parse(JSON.stringify(message)) as ApiMessage;
+  return {
+    message: apiMessage,
+    content: apiMessage.content as AssistantBlock[],
+    stopReason: message.stop_reason,
+    usage: toUsage(message.usage),
+  };
+}
+
+function toUsage(usage: Anthropic.Usage): Usage {
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+  };
+}
+
+/** Reports each failed attempt the SDK is about to retry. */
+function retryReporter(maxRetries: number, options: CompleteOptions): Middleware {
+  return async (request, next) => {
+    const attempt = Number(request.headers.get("x-stainless-retry-count") ?? "0");
+    const willRetry = attempt < maxRetries && !options.signal.aborted;
+    const report = (notice: Omit<RetryNotice, "attempt" | "maxRetries">) =>
+      options.onRetry?.({ attempt: attempt + 1, maxRetries, ...notice });
+    let response: Response;
+    try {
+      response = await next(request);
+    } catch (error) {
+      if (willRetry && !options.signal.aborted) {
+        report({ status: null, delayMs: null, error: error instanceof Error ? error.message : String(error) });
+      }
+      throw error;
+    }
+    if (willRetry && isRetryableStatus(response)) {
+      report({ status: response.status, delayMs: retryDelayMs(response.headers), error: response.statusText || `HTTP ${response.status}` });
+    }
+    return response;
+  };
+}
+
+function isRetryableStatus(response: Response): boolean {
+  const header = response.headers.get("x-should-retry");
+  if (header === "true") return true;
+  if (header === "false") return false;
+  return [408, 409, 429].includes(response.status) || response.status >= 500;
+}
+
+function retryDelayMs(headers: Headers): number | null {
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (!Number.isNaN(ms)) return ms;
+  const seconds = Number.parseFloat(headers.get("retry-after") ?? "");
+  return Number.isNaN(seconds) ? null : seconds * 1_000;
+}
+
+/** Maps SDK failures onto `ModelError`; an abort is rethrown as the signal's reason. */
+function toModelError(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || error instanceof APIUserAbortError) return signal.reason ?? error;
+  if (error instanceof APIConnectionError) {
+    return new ModelError(`could not reach the model API: ${error.message}`, { isRetryable: true, cause: error });
+  }
+  if (error instanceof APIError) {
+    return new ModelError(describeApiError(error), {
+      status: error.status ?? null,
+      isRetryable: error.status === undefined || error.status === 429 || error.status >= 500,
+      cause: error,
+    });
+  }
+  if (error instanceof Error) return new ModelError(`model call failed: ${error.message}`, { cause: error });
+  return new ModelError(`model call failed: ${String(error)}`);
+}
+
+function describeApiError(error: APIError): string {
+  const hint =
+    error.status === 401
+      ? " (check ANTHROPIC_API_KEY)"
+      : error.status === 404
+        ? " (check the model name and ANTHROPIC_BASE_URL)"
+        : "";
+  return `model API error ${error.status ?? ""}: ${error.message}${hint}`.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { ConfigError } from "../errors.js";
+import type { Usage } from "./model-client.js";
+
+/** USD per million tokens, by kind of token. Cache writes are the 5-minute kind we request. */
+export type Price = { input: number; output: number; cacheWrite: number; cacheRead: number };
+
+export type PriceTable = Readonly<Record<string, Price>>;
+
+const sonnet5: Price = { input: 2, output: 10, cacheWrite: 2.5, cacheRead: 0.2 };
+const sonnet4: Price = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
+const opus: Price = { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 };
+const haiku45: Price = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 };
+const fable5: Price = { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 };
+const fable51: Price = { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25 };
+
+/**
+ * Anthropic's published list prices (USD / million tokens) as of 2026-11, keyed by model id.
+ * Override or extend with `--prices FILE` / `AGENT_RUN_PRICES`; README documents both.
+ */
+export const DEFAULT_PRICES: PriceTable = {
+  "claude-sonnet-5-5": sonnet5,
+  "claude-sonnet-5": sonnet5,
+  "claude-sonnet-4-6": sonnet4,
+  "claude-sonnet-4-5": sonnet4,
+  "claude-opus-5-5": opus,
+  "claude-opus-5": opus,
+  "claude-opus-4-8": opus,
+  "claude-opus-4-7": opus,
+  "claude-opus-4-6": opus,
+  "claude-opus-4-5": opus,
+  "claude-haiku-4-5": haiku45,
+  "claude-fable-5": fable5,
+  "claude-mythos-5": fable5,
+  "claude-fable-5-1": fable51,
+  "claude-mythos-5-1": fable51,
+};
+
+/** Finds a model's price: exact id first, then the id without a `-YYYYMMDD` date suffix. */
+export function findPrice(prices: PriceTable, model: string): Price | undefined {
+  return prices[model] ?? prices[model.replace(/-\d{8}$/, "")];
+}
+
+/** Estimated cost in USD, or null when the model has no known price. */
+export function estimateCostUsd(prices: PriceTable, model: string, usage: Usage): number | null {
+  const price = findPrice(prices, model);
+  if (price === undefined) return null;
+  const micros =
+    usage.inputTokens * price.input +
+    usage.outputTokens * price.output +
+    usage.cacheCreationInputTokens * price.cacheWrite +
+    usage.cacheReadInputTokens * price.cacheRead;
+  return Math.round(micros) / 1_000_000;
+}
+
+const PriceFileSchema = z.record(
+  z.string().min(1),
+  z
+    .object({
+      input: z.number().nonnegative(),
+      output: z.number().nonnegative(),
+      cache_write: z.number().nonnegative().optional(),
+      cache_read: z.number().nonnegative().optional(),
+    })
+    .strict(),
+);
+
+/**
+ * Reads a prices file (`{"model-id": {"input": 3, "output": 15, "cache_write": 3.75,
+ * "cache_read": 0.3}}`, USD per million tokens) over the defaults. Cache prices default to
+ * 1.25× and 0.1× the input price, as Anthropic prices them.
+ */
+export function parsePriceFile(text: string, file: string, base: PriceTable = DEFAULT_PRICES): PriceTable {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = PriceFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(
+      `${file}: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}; expected {"<model>": {"input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3}} in USD per million tokens`,
+    );
+  }
+  const table: Record<string, Price> = { ...base };
+  for (const [model, price] of Object.entries(parsed.data)) {
+    table[model] = {
+      input: price.input,
+      output: price.output,
+      cacheWrite: price.cache_write ?? price.input * 1.25,
+      cacheRead: price.cache_read ?? price.input * 0.1,
+    };
+  }
+  return table;
+}

@@ -1,0 +1,46 @@
+import {
+  type ApiMessage,
+  type AssistantBlock,
+  type ModelClient,
+  ModelError,
+  type Usage,
+} from "./model-client.js";
+
+/**
+ * Plays recorded or scripted replies in order, ignoring the request: the model for `--offline`
+ * runs and for replays. Fails with a clear `ModelError` when the replies run out.
+ */
+export function createReplayModel(replies: readonly ApiMessage[], source: string): ModelClient {
+  let next = 0;
+  return {
+    async complete(_request, { signal }) {
+      if (signal.aborted) throw signal.reason;
+      const message = replies[next];
+      if (message === undefined) {
+        throw new ModelError(
+          `the scripted replies in ${source} ran out after ${replies.length} ${replies.length === 1 ? "reply" : "replies"}; add replies or end the last one without tool calls`,
+        );
+      }
+      next += 1;
+      return {
+        message,
+        content: message.content as AssistantBlock[],
+        stopReason: message.stop_reason,
+        usage: usageOf(message.usage),
+      };
+    },
+  };
+}
+
+function usageOf(usage: Record<string, unknown>): Usage {
+  const count = (key: string) => {
+    const value = usage[key];
+    return typeof value === "number" ? value : 0;
+  };
+  return {
+    inputTokens: count("input_tokens"),
+    outputTokens: count("output_tokens"),
+    cacheCreationInputTokens: count("cache_creation_input_tokens"),
+    cacheReadInputTokens: count("cache_read_input_tokens"),
+  };
+}

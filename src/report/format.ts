@@ -1,0 +1,27 @@
+/** Human-readable figures shared by the progress lines and the final table. */
+
+/** `850ms`, `3.2s`, `4m05s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1_000);
+  return `${minutes}m${String(seconds).padStart(2, "0")}s`;
+}
+
+/** `$0.0123`, or `-` when the price is unknown. */
+export function formatCost(usd: number | null): string {
+  if (usd === null) return "-";
+  return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
+}
+
+/** `12,345`. */
+export function formatCount(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+/** One line, at most `max` characters, with an ellipsis when cut. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,90 @@
+import type { AgentEvent } from "../agent/events.js";
+import { totalTokens } from "../model/model-client.js";
+import { formatCost, formatCount, formatDuration, oneLine } from "./format.js";
+import type { TaskSummary } from "./summary.js";
+
+export type ProgressOptions = {
+  write: (line: string) => void;
+  isColor: boolean;
+  isVerbose: boolean;
+};
+
+/** Live progress for stderr: one plain line per tool call, retry, limit and task end. */
+export type ProgressReporter = {
+  onTaskStart(name: string): void;
+  onEvent(name: string, event: AgentEvent): void;
+  onTaskEnd(summary: TaskSummary): void;
+};
+
+const GREEN = "\u001b[32m";
+const RED = "\u001b[31m";
+const YELLOW = "\u001b[33m";
+const DIM = "\u001b[2m";
+const RESET = "\u001b[0m";
+
+/** Creates the stderr reporter; colours only when asked (a TTY without `CI` or `NO_COLOR`). */
+export function createProgressReporter(options: ProgressOptions): ProgressReporter {
+  const paint = (code: string, text: string) => (options.isColor ? `${code}${text}${RESET}` : text);
+  const say = (name: string, text: string) => options.write(`${paint(DIM, `[${name}]`)} ${text}`);
+  return {
+    onTaskStart(name) {
+      say(name, "started");
+    },
+    onEvent(name, event) {
+      switch (event.type) {
+        case "model_reply": {
+          if (options.isVerbose) {
+            for (const block of event.reply.content) {
+              if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") {
+                say(name, `step ${event.step} says: ${oneLine(block.text, 200)}`);
+              }
+            }
+          }
+          if (!event.reply.content.some((block) => block.type === "tool_use")) {
+            say(name, `step ${event.step} reply (${formatDuration(event.durationMs)})`);
+          }
+          return;
+        }
+        case "tool_result": {
+          const outcome = [
+            ...(event.exitCode === undefined ? [] : [`exit ${event.exitCode ?? "killed"}`]),
+            ...(event.block.is_error === true && event.exitCode === undefined ? ["error"] : []),
+            formatDuration(event.durationMs),
+          ].join(", ");
+          const text = `step ${event.step} ${event.toolName}: ${describeInput(event.toolName, event.input)} (${outcome})`;
+          say(name, event.block.is_error === true ? paint(YELLOW, text) : text);
+          if (options.isVerbose && event.block.is_error === true) say(name, `  ${oneLine(event.block.content, 200)}`);
+          return;
+        }
+        case "model_retry":
+          say(
+            name,
+            paint(
+              YELLOW,
+              `step ${event.step} model call failed (${event.notice.status ?? event.notice.error}); retry ${event.notice.attempt} of ${event.notice.maxRetries}`,
+            ),
+          );
+          return;
+        case "limit_reached":
+          say(name, paint(RED, `step ${event.step} ${event.limit} reached (${formatCount(event.used)} of ${formatCount(event.max)})`));
+          return;
+        default:
+          return;
+      }
+    },
+    onTaskEnd(summary) {
+      const colour = summary.status === "completed" ? GREEN : RED;
+      const figures = `${summary.steps} steps, ${formatCount(totalTokens(summary.usage))} tokens, ${formatCost(summary.costUsd)}, ${summary.changedFiles.length} files changed, ${formatDuration(summary.durationMs)}`;
+      const reason = summary.error === undefined ? "" : `: ${oneLine(summary.error, 300)}`;
+      say(summary.name, `${paint(colour, summary.status)} (${figures})${reason}`);
+    },
+  };
+}
+
+/** A short form of a tool call's input for the log. */
+function describeInput(toolName: string, input: unknown): string {
+  if (typeof input !== "object" || input === null) return "";
+  const fields: Record<string, unknown> = { ...input };
+  const main = toolName === "bash" ? fields.command : fields.path;
+  return oneLine(typeof main === "string" ? main : JSON.stringify(input), 80);
+}

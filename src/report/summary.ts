@@ -1,0 +1,47 @@
+import type { RunStatus } from "../agent/events.js";
+import type { Usage } from "../model/model-client.js";
+import { totalTokens } from "../model/model-client.js";
+import { usageLine } from "../transcript/lines.js";
+import type { ChangedFile } from "../workspace/changes.js";
+
+/** The version of `summary.json`'s shape; bumped with any change to it. */
+export const SUMMARY_VERSION = 1;
+
+/** What one task's run came to: written as `summary.json` and shown in the final table. */
+export type TaskSummary = {
+  name: string;
+  taskFile: string;
+  status: RunStatus;
+  error: string | undefined;
+  model: string;
+  steps: number;
+  usage: Usage;
+  costUsd: number | null;
+  durationMs: number;
+  finalText: string;
+  changedFiles: ChangedFile[];
+  workspace: string;
+  runDir: string;
+};
+
+/** `summary.json`'s JSON shape (snake_case, like the transcript). */
+export function summaryJson(summary: TaskSummary): Record<string, unknown> {
+  return {
+    schema_version: SUMMARY_VERSION,
+    name: summary.name,
+    task_file: summary.taskFile,
+    status: summary.status,
+    error: summary.error ?? null,
+    model: summary.model,
+    steps: summary.steps,
+    usage: usageLine(summary.usage),
+    total_tokens: totalTokens(summary.usage),
+    cost_usd: summary.costUsd,
+    duration_ms: summary.durationMs,
+    final_text: summary.finalText,
+    changed_files: summary.changedFiles,
+    workspace: summary.workspace,
+    transcript: "transcript.jsonl",
+    patch: "changes.patch",
+  };
+}

@@ -1,0 +1,194 @@
+import { describe, expect, test } from "vitest";
+import { z } from "zod";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { runAgent } from "../../src/agent/run-agent.js";
+import { type ModelClient, ModelError, type ModelRequest } from "../../src/model/model-client.js";
+import { createReplayModel } from "../../src/model/replay-model.js";
+import { defineTool, ToolError } from "../../src/tools/define-tool.js";
+import { reply } from "../helpers/replies.js";
+
+const echo = defineTool({
+  name: "echo",
+  description: "echoes",
+  input: z.object({ text: z.string() }).strict(),
+  run: async ({ text }) => ({ content: `echo: ${text}`, isError: false }),
+});
+const failing = defineTool({
+  name: "fail",
+  description: "fails",
+  input: z.object({}).strict(),
+  run: async () => {
+    throw new ToolError("no match for that text");
+  },
+});
+const crashing = defineTool({
+  name: "crash",
+  description: "crashes",
+  input: z.object({}).strict(),
+  run: async () => {
+    throw new Error("disk on fire");
+  },
+});
+const waitForAbort = defineTool({
+  name: "wait",
+  description: "waits until aborted",
+  input: z.object({}).strict(),
+  run: ({}, ctx) =>
+    new Promise((resolve) =>
+      ctx.signal.addEventListener("abort", () => resolve({ content: "[cancelled]", isError: true }), { once: true }),
+    ),
+});
+
+/** A replay model that also records every request it gets. */
+function recordingModel(...replies: ReturnType<typeof reply>[]): ModelClient & { requests: ModelRequest[] } {
+  const inner = createReplayModel(replies.map((r) => r.build()), "test replies");
+  const requests: ModelRequest[] = [];
+  return {
+    requests,
+    complete: (request, options) => {
+      requests.push(structuredClone({ ...request, messages: [...request.messages] }));
+      return inner.complete(request, options);
+    },
+  };
+}
+
+function run(model: ModelClient, overrides: { maxSteps?: number; maxTokens?: number; signal?: AbortSignal } = {}) {
+  const events: AgentEvent[] = [];
+  const promise = runAgent({
+    model,
+    modelName: "claude-test",
+    system: "be helpful",
+    prompt: "do the thing",
+    tools: [echo, failing, crashing, waitForAbort],
+    limits: { maxSteps: overrides.maxSteps ?? 10, maxTokens: overrides.maxTokens ?? 1_000_000, maxOutputTokens: 1000 },
+    workspaceRoot: "/nonexistent",
+    signal: overrides.signal ?? new AbortController().signal,
+    onEvent: (event) => events.push(event),
+  });
+  return { events, promise };
+}
+
+describe("runAgent", () => {
+  test("runs every tool call of a reply and sends all results back in one user message", async () => {
+    const model = recordingModel(
+      reply().text("two calls").toolUse("echo", { text: "a" }).toolUse("echo", { text: "b" }),
+      reply().text("all done"),
+    );
+    const { promise, events } = run(model);
+    const result = await promise;
+
+    expect(result).toMatchObject({ status: "completed", steps: 2, finalText: "all done", stopReason: "end_turn" });
+    const second = model.requests[1];
+    expect(second?.messages).toHaveLength(3);
+    expect(second?.messages[2]).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_test_1_1", content: "echo: a" },
+        { type: "tool_result", tool_use_id: "toolu_test_1_2", content: "echo: b" },
+      ],
+    });
+    expect(events.map((event) => event.type)).toEqual(["model_reply", "tool_result", "tool_result", "model_reply"]);
+  });
+
+  test("tool failures, unknown tools and bad input go back to the model as error results", async () => {
+    const model = recordingModel(
+      reply()
+        .toolUse("fail", {})
+        .toolUse("crash", {})
+        .toolUse("nope", {})
+        .toolUse("echo", { txt: "typo" }),
+      reply().text("ok"),
+    );
+    const result = await run(model).promise;
+
+    expect(result.status).toBe("completed");
+    const results = model.requests[1]?.messages[2]?.content;
+    expect(results).toEqual([
+      expect.objectContaining({ content: "no match for that text", is_error: true }),
+      expect.objectContaining({ content: "crash failed: disk on fire", is_error: true }),
+      expect.objectContaining({ content: expect.stringContaining('unknown tool "nope"'), is_error: true }),
+      expect.objectContaining({ content: expect.stringContaining('echo: "text" is required'), is_error: true }),
+    ]);
+  });
+
+  test("max_steps: exactly that many model calls, then stops with the limit event", async () => {
+    const model = recordingModel(
+      reply().toolUse("echo", { text: "1" }),
+      reply().toolUse("echo", { text: "2" }),
+      reply().toolUse("echo", { text: "3" }),
+      reply().toolUse("echo", { text: "4" }),
+    );
+    const { promise, events } = run(model, { maxSteps: 3 });
+    const result = await promise;
+
+    expect(model.requests).toHaveLength(3);
+    expect(result.status).toBe("max_steps");
+    expect(result.steps).toBe(3);
+    expect(events.at(-1)).toEqual({ type: "limit_reached", step: 3, limit: "max_steps", used: 3, max: 3 });
+  });
+
+  test("max_tokens: stops at the call whose usage crosses the limit, without running its tools", async () => {
+    const model = recordingModel(
+      reply().toolUse("echo", { text: "1" }).usage(400, 50),
+      reply().toolUse("echo", { text: "2" }).usage(500, 100, 20, 30),
+      reply().text("never").usage(1, 1),
+    );
+    const { promise, events } = run(model, { maxTokens: 1000 });
+    const result = await promise;
+
+    expect(model.requests).toHaveLength(2);
+    expect(result).toMatchObject({ status: "max_tokens", steps: 2 });
+    expect(result.usage).toEqual({ inputTokens: 900, outputTokens: 150, cacheCreationInputTokens: 20, cacheReadInputTokens: 30 });
+    expect(events.filter((event) => event.type === "tool_result")).toHaveLength(1);
+    expect(events.at(-1)).toEqual({ type: "limit_reached", step: 2, limit: "max_tokens", used: 1100, max: 1000 });
+  });
+
+  test("a budget spent exactly refuses the next call", async () => {
+    const model = recordingModel(reply().toolUse("echo", { text: "1" }).usage(60, 40), reply().text("never"));
+    const result = await run(model, { maxTokens: 100 }).promise;
+
+    expect(model.requests).toHaveLength(1);
+    expect(result.status).toBe("max_tokens");
+  });
+
+  test("an abort with reason 'timeout' during a tool ends the run with status timeout", async () => {
+    const controller = new AbortController();
+    const model = recordingModel(reply().toolUse("wait", {}), reply().text("never"));
+    const { promise, events } = run(model, { signal: controller.signal });
+    setTimeout(() => controller.abort("timeout"), 20);
+    const result = await promise;
+
+    expect(result.status).toBe("timeout");
+    expect(model.requests).toHaveLength(1);
+    expect(events.find((event) => event.type === "tool_result")).toMatchObject({ block: { is_error: true } });
+  });
+
+  test("a cancelled run before the first call makes no call", async () => {
+    const controller = new AbortController();
+    controller.abort("cancelled");
+    const model = recordingModel(reply().text("never"));
+    const result = await run(model, { signal: controller.signal }).promise;
+
+    expect(result.status).toBe("cancelled");
+    expect(model.requests).toHaveLength(0);
+  });
+
+  test("a model failure ends the run with status error and its message", async () => {
+    const model: ModelClient = {
+      complete: async () => {
+        throw new ModelError("model API error 401: invalid x-api-key", { status: 401 });
+      },
+    };
+    const result = await run(model).promise;
+
+    expect(result).toMatchObject({ status: "error", steps: 1, error: "model API error 401: invalid x-api-key" });
+  });
+
+  test("replies running out is an error naming the replies", async () => {
+    const model = recordingModel(reply().toolUse("echo", { text: "1" }));
+    const result = await run(model).promise;
+
+    expect(result.status).toBe("error");
+    expect(result.error).toMatch(/scripted replies in test replies ran out after 1 reply/);
+  });
+});
