@@ -1,0 +1,234 @@
+import { readFile } from "node:fs/promises";
+import { afterEach, describe, expect, test } from "vitest";
+import { createBashTool, MAX_BASH_BUFFER_CHARS } from "../../src/tools/bash.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+const bash = createBashTool({ timeoutMs: 10_000, env });
+const ctxFor = (root: string, signal = new AbortController().signal) => ({
+  workspaceRoot: root,
+  signal,
+});
+
+/**
+ * Whether `pid` still runs. A killed process whose parent died stays a zombie until PID 1 reaps
+ * it, and some sandboxes' PID 1 never does, so a zombie counts as gone (Linux only).
+ */
+async function isRunning(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ESRCH") return false;
+    throw error;
+  }
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return !/^\d+ \(.*\) Z /.test(stat);
+}
+
+async function waitUntilGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    if (!(await isRunning(pid))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
+async function readPid(path: string): Promise<number> {
+  return Number((await readFile(path, "utf8")).trim());
+}
+
+describe("bash", () => {
+  const spawned: number[] = [];
+  afterEach(() => {
+    for (const pid of spawned.splice(0)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
+  });
+
+  test("runs in the workspace root and reports the exit code", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "hello" } });
+
+    const result = await bash.execute({ command: "cat a.txt; pwd; exit 3" }, ctxFor(ws.root));
+
+    expect(result).toEqual({
+      content: `hello${ws.root}\n[exit code: 3]`,
+      isError: true,
+      exitCode: 3,
+      timedOut: false,
+    });
+  });
+
+  test("combines stdout and stderr in the order they were written", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute(
+      { command: "echo out; echo err >&2; echo out2; ls no-such-file" },
+      ctxFor(ws.root),
+    );
+
+    expect(result).toEqual({
+      content:
+        "out\nerr\nout2\nls: cannot access 'no-such-file': No such file or directory\n[exit code: 2]",
+      isError: true,
+      exitCode: 2,
+      timedOut: false,
+    });
+  });
+
+  test("says (no output) when there is none", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute({ command: "true" }, ctxFor(ws.root));
+
+    expect(result).toMatchObject({ content: "(no output)\n[exit code: 0]", isError: false });
+  });
+
+  test("uses bash, not sh", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute(
+      { command: 'echo "$BASH_VERSION" | cut -c1' },
+      ctxFor(ws.root),
+    );
+
+    expect(result.content).toMatch(/^\d\n/);
+  });
+
+  test("timeout kills the whole process tree, grandchildren included", async () => {
+    await using ws = await tmpWorkspace();
+    const quick = createBashTool({ timeoutMs: 300, env });
+    const started = Date.now();
+
+    const result = await quick.execute(
+      { command: "bash -c 'sleep 30 & echo $! > pid.txt; wait'; echo never" },
+      ctxFor(ws.root),
+    );
+
+    const pid = await readPid(ws.path("pid.txt"));
+    spawned.push(pid);
+    expect(result).toEqual({
+      content: "(no output)\n[timed out after 300ms; process tree killed]",
+      isError: true,
+      exitCode: null,
+      timedOut: true,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await waitUntilGone(pid)).toBe(true);
+  });
+
+  test("cancellation via the signal kills the whole process tree", async () => {
+    await using ws = await tmpWorkspace();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+
+    const result = await bash.execute(
+      { command: "echo started; sleep 30 & echo $! > pid.txt; wait" },
+      ctxFor(ws.root, controller.signal),
+    );
+
+    const pid = await readPid(ws.path("pid.txt"));
+    spawned.push(pid);
+    expect(result).toEqual({
+      content: "started\n[cancelled]",
+      isError: true,
+      exitCode: null,
+      timedOut: false,
+    });
+    expect(await waitUntilGone(pid)).toBe(true);
+  });
+
+  test("does not run at all when already cancelled", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute(
+      { command: "touch ran" },
+      ctxFor(ws.root, AbortSignal.abort()),
+    );
+
+    expect(result.content).toBe("(not run)\n[cancelled]");
+    await expect(readFile(ws.path("ran"))).rejects.toThrow(/ENOENT/);
+  });
+
+  test("background processes are killed when the command ends, and do not hold it open", async () => {
+    await using ws = await tmpWorkspace();
+    const started = Date.now();
+
+    const result = await bash.execute({ command: "sleep 30 & echo $! > pid.txt" }, ctxFor(ws.root));
+
+    const pid = await readPid(ws.path("pid.txt"));
+    spawned.push(pid);
+    expect(result.content).toBe("(no output)\n[exit code: 0]");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await waitUntilGone(pid)).toBe(true);
+  });
+
+  test("the environment is exactly the one given: process.env does not leak", async () => {
+    await using ws = await tmpWorkspace();
+    process.env.SECRET_TEST_KEY = "leaked";
+    const withVar = createBashTool({ timeoutMs: 10_000, env: { ...env, GIVEN: "yes" } });
+
+    try {
+      const result = await withVar.execute(
+        { command: 'echo "[$SECRET_TEST_KEY][$GIVEN]"' },
+        ctxFor(ws.root),
+      );
+
+      expect(result.content).toBe("[][yes]\n[exit code: 0]");
+    } finally {
+      delete process.env.SECRET_TEST_KEY;
+    }
+  });
+
+  test("stdin is closed, so cat returns at once", async () => {
+    await using ws = await tmpWorkspace();
+    const started = Date.now();
+
+    const result = await bash.execute({ command: "cat; echo done" }, ctxFor(ws.root));
+
+    expect(result.content).toBe("done\n[exit code: 0]");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  test("long output keeps head and tail around a marker", async () => {
+    await using ws = await tmpWorkspace();
+    const small = createBashTool({ timeoutMs: 10_000, env, maxOutputChars: 20 });
+
+    const result = await small.execute(
+      { command: "echo FIRST; printf 'x%.0s' $(seq 1 500); echo; echo LAST" },
+      ctxFor(ws.root),
+    );
+
+    expect(result.content).toBe(
+      "FIRST\nxxxx\n[... 491 characters cut ...]\nxxxxx\nLAST\n[exit code: 0]",
+    );
+  });
+
+  test("a flood of output is cut off at the buffer cap, not read forever", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute(
+      { command: `head -c ${MAX_BASH_BUFFER_CHARS + 1000} /dev/zero | tr '\\0' y` },
+      ctxFor(ws.root),
+    );
+
+    expect(result.content).toMatch(/^y{15000}\n\[\.\.\. \d+ characters cut \.\.\.\]\ny{15000}\n/);
+    expect(result.content.split("\n").at(-1)).toBe(
+      `[output exceeded ${MAX_BASH_BUFFER_CHARS} characters; stopped reading it]`,
+    );
+    expect(result.isError).toBe(true);
+  });
+
+  test("a command killed by a signal says so", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute({ command: "kill -TERM $$" }, ctxFor(ws.root));
+
+    expect(result).toMatchObject({
+      content: "(no output)\n[killed by signal SIGTERM]",
+      isError: true,
+      exitCode: null,
+    });
+  });
+});

@@ -1,0 +1,23 @@
+import { describe, expect, test } from "vitest";
+import { TOOL_NAMES } from "../../src/task/schema.js";
+import { createTools } from "../../src/tools/index.js";
+
+const options = { bash: { timeoutMs: 1_000, env: {} } };
+
+describe("createTools", () => {
+  test("builds the named tools in the order given", () => {
+    const tools = createTools(["list_files", "bash", "edit_file"], options);
+
+    expect(tools.map((tool) => tool.name)).toEqual(["list_files", "bash", "edit_file"]);
+  });
+
+  test("every tool name has a tool with a description and an object input schema", () => {
+    const tools = createTools(TOOL_NAMES, options);
+
+    expect(tools.map((tool) => tool.name)).toEqual([...TOOL_NAMES]);
+    for (const tool of tools) {
+      expect(tool.description.length).toBeGreaterThan(50);
+      expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });
+    }
+  });
+});
