@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeValue } from "./describe-value.js";
 
 /** The tools a task can give the agent, in the order they are offered. */
 export const TOOL_NAMES = ["bash", "read_file", "write_file", "edit_file", "list_files"] as const;
@@ -15,6 +16,7 @@ export const DEFAULT_LIMITS = {
   timeoutMs: 20 * 60_000,
 } as const;
 
+/** Per-command bash limit when the task sets none: long enough for a test run, short enough to catch a hang. */
 export const DEFAULT_BASH_TIMEOUT_MS = 60_000;
 
 /** Task names become folder names, so they stay filesystem- and URL-safe. */
@@ -25,59 +27,154 @@ const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
 /** Parses `90s`, `10m`, `1.5h`, `500ms`, or a bare number of seconds; null when malformed. */
 export function parseDuration(value: string | number): number | null {
-  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value * 1_000 : null;
+  if (typeof value === "number") return positiveMs(value * 1_000);
   const match = DURATION_PATTERN.exec(value.trim());
   if (match === null) return null;
   const [, amount, unit] = match;
-  const ms = Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
-  return ms > 0 ? Math.round(ms) : null;
+  if (unit === undefined || !isDurationUnit(unit)) return null;
+  return positiveMs(Number(amount) * UNIT_MS[unit]);
 }
 
-const DurationSchema = z.union([z.string(), z.number()]).check((ctx) => {
-  if (parseDuration(ctx.value) === null) {
-    ctx.issues.push({
-      code: "custom",
-      input: ctx.value,
-      message: `expected a duration such as "90s", "10m" or "1h", got ${JSON.stringify(ctx.value)}`,
-    });
-  }
-});
+function positiveMs(ms: number): number | null {
+  const rounded = Math.round(ms);
+  return Number.isFinite(rounded) && rounded > 0 ? rounded : null;
+}
 
-const PositiveInt = z.number({ error: positiveIntMessage }).int({ error: positiveIntMessage }).positive({ error: positiveIntMessage });
+function isDurationUnit(unit: string): unit is keyof typeof UNIT_MS {
+  return Object.hasOwn(UNIT_MS, unit);
+}
+
+function durationMessage(issue: { input?: unknown }): string {
+  return `expected a duration such as "90s", "10m" or "1h" (or a number of seconds), got ${describeValue(issue.input)}`;
+}
 
 function positiveIntMessage(issue: { input?: unknown }): string {
-  return `expected a positive integer, got ${JSON.stringify(issue.input)}`;
+  return `expected a positive integer, got ${describeValue(issue.input)}`;
 }
+
+function duration(description: string) {
+  return z
+    .union(
+      [
+        z.string().regex(DURATION_PATTERN, { error: durationMessage }),
+        z.number({ error: durationMessage }).positive({ error: durationMessage }),
+      ],
+      { error: durationMessage },
+    )
+    .check((ctx) => {
+      // Only for values of the right shape that still mean no time at all ("0s"); others already failed above.
+      if (ctx.issues.length === 0 && parseDuration(ctx.value) === null) {
+        ctx.issues.push({
+          code: "custom",
+          input: ctx.value,
+          message: durationMessage({ input: ctx.value }),
+        });
+      }
+    })
+    .optional()
+    .describe(description);
+}
+
+function positiveInt(description: string) {
+  return z
+    .number({ error: positiveIntMessage })
+    .int({ error: positiveIntMessage })
+    .positive({ error: positiveIntMessage })
+    .optional()
+    .describe(description);
+}
+
+/** Names a bash child process accepts; anything else would be silently dropped or mangled. */
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const minutes = (ms: number) => `${ms / 60_000}m`;
+const seconds = (ms: number) => `${ms / 1_000}s`;
 
 /** The YAML task file as written (snake_case keys). Unknown keys are errors. */
 export const TaskFileSchema = z
   .object({
     name: z
       .string()
-      .regex(TASK_NAME_PATTERN, "expected letters, digits, '.', '_' or '-' (starting with a letter or digit, at most 100)")
-      .optional(),
-    prompt: z.string().trim().min(1, "must not be empty"),
-    workspace: z.string().min(1, "must not be empty"),
-    system: z.string().optional(),
-    model: z.string().min(1, "must not be empty").optional(),
+      .regex(TASK_NAME_PATTERN, {
+        error: (issue) =>
+          `expected letters, digits, '.', '_' or '-' (starting with a letter or digit, at most 100), got ${describeValue(issue.input)}`,
+      })
+      .optional()
+      .describe(
+        "Task name: names the run's output folder and appears in reports; unique within one run. Letters, digits, '.', '_' or '-'. Default: the file name without its extension.",
+      ),
+    prompt: z
+      .string()
+      .trim()
+      .min(1, "must not be empty; write what the agent should do")
+      .describe("What the agent should do: the first user message of the run. Required."),
+    workspace: z
+      .string()
+      .min(1, "must not be empty; name the folder the agent works in")
+      .describe(
+        "Folder the agent works in, relative to this task file's folder (or absolute). Must exist. Required.",
+      ),
+    system: z
+      .string()
+      .optional()
+      .describe("Extra instructions appended to the built-in system prompt. Default: none."),
+    model: z
+      .string()
+      .min(1, "must not be empty; remove the field to use the default model")
+      .optional()
+      .describe(
+        `Model id for this task. Default: the --model option, then ANTHROPIC_MODEL, then ${DEFAULT_MODEL}.`,
+      ),
     limits: z
       .object({
-        max_steps: PositiveInt.optional(),
-        max_tokens: PositiveInt.optional(),
-        max_output_tokens: PositiveInt.optional(),
-        timeout: DurationSchema.optional(),
+        max_steps: positiveInt(
+          `Most model turns the run may take before it stops with status max_steps. Default: ${DEFAULT_LIMITS.maxSteps}.`,
+        ),
+        max_tokens: positiveInt(
+          `Token budget for the whole run; past it the run stops with status max_tokens. Default: ${DEFAULT_LIMITS.maxTokens}.`,
+        ),
+        max_output_tokens: positiveInt(
+          `Most tokens the model may write in one reply. Default: ${DEFAULT_LIMITS.maxOutputTokens}.`,
+        ),
+        timeout: duration(
+          `Wall-clock limit for the whole run ("90s", "10m", "1.5h", "500ms" or a number of seconds); past it the run stops with status timeout. Default: ${minutes(DEFAULT_LIMITS.timeoutMs)}.`,
+        ),
       })
       .strict()
-      .optional(),
-    tools: z.array(z.enum(TOOL_NAMES)).optional(),
+      .optional()
+      .describe("Budgets that end the run early. Each one has a default."),
+    tools: z
+      .array(z.enum(TOOL_NAMES))
+      .optional()
+      .describe(`Tools the agent may use. Default: all of ${TOOL_NAMES.join(", ")}.`),
     bash: z
       .object({
-        timeout: DurationSchema.optional(),
-        env: z.record(z.string(), z.string()).optional(),
+        timeout: duration(
+          `Limit for one bash command ("90s", "10m", … or a number of seconds). Default: ${seconds(DEFAULT_BASH_TIMEOUT_MS)}.`,
+        ),
+        env: z
+          .record(
+            z.string().regex(ENV_NAME_PATTERN, {
+              error: (issue) =>
+                `expected an environment variable name (letters, digits and '_', not starting with a digit), got ${describeValue(issue.input)}`,
+            }),
+            z.string(),
+          )
+          .optional()
+          .describe(
+            'Extra environment variables for bash commands; values are strings (quote numbers: PORT: "8080"). Default: none.',
+          ),
       })
       .strict()
-      .optional(),
-    replies: z.string().min(1, "must not be empty").optional(),
+      .optional()
+      .describe("Settings for the bash tool."),
+    replies: z
+      .string()
+      .min(1, "must not be empty; remove the field to use a live model")
+      .optional()
+      .describe(
+        "Scripted model replies (a JSONL file, relative to this task file's folder) served instead of a live model, for offline runs and tests. Default: none (live model).",
+      ),
   })
   .strict();
 

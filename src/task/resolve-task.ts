@@ -1,0 +1,105 @@
+import { stat } from "node:fs/promises";
+import { dirname, isAbsolute, join, parse, resolve } from "node:path";
+import type { TaskFileProblem } from "../errors.js";
+import {
+  DEFAULT_BASH_TIMEOUT_MS,
+  DEFAULT_LIMITS,
+  parseDuration,
+  TASK_NAME_PATTERN,
+  type Task,
+  type TaskFile,
+  TOOL_NAMES,
+} from "./schema.js";
+import { FILE_START, type Locator } from "./yaml-locator.js";
+
+const RELATIVE_HINT = "paths are relative to the task file's folder";
+
+/** Applies defaults, converts durations and makes paths absolute; checks the named paths exist. */
+export async function resolveTask(
+  file: string,
+  data: TaskFile,
+  locator: Locator,
+): Promise<{ task: Task; problems: TaskFileProblem[] }> {
+  const task = buildTask(file, data);
+  const problems: TaskFileProblem[] = [];
+  if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
+    problems.push({
+      file,
+      ...FILE_START,
+      path: "name",
+      message: `the file name gives the task name ${JSON.stringify(task.name)}, which is not allowed (letters, digits, '.', '_' or '-'); rename the file or add a "name:" field`,
+    });
+  }
+  const paths = [
+    { field: "workspace", value: data.workspace, kind: "folder" },
+    { field: "replies", value: data.replies, kind: "file" },
+  ] as const;
+  for (const { field, value, kind } of paths) {
+    const message = value === undefined ? undefined : await checkPath(dirname(file), value, kind);
+    if (message !== undefined)
+      problems.push({ file, ...locator.value([field]), path: field, message });
+  }
+  return { task, problems };
+}
+
+function buildTask(file: string, data: TaskFile): Task {
+  const folder = dirname(file);
+  return {
+    name: data.name ?? parse(file).name,
+    file,
+    prompt: data.prompt,
+    system: data.system,
+    model: data.model,
+    workspace: resolve(folder, data.workspace),
+    limits: {
+      maxSteps: data.limits?.max_steps ?? DEFAULT_LIMITS.maxSteps,
+      maxTokens: data.limits?.max_tokens ?? DEFAULT_LIMITS.maxTokens,
+      maxOutputTokens: data.limits?.max_output_tokens ?? DEFAULT_LIMITS.maxOutputTokens,
+      timeoutMs: durationMs(data.limits?.timeout, DEFAULT_LIMITS.timeoutMs),
+    },
+    // Deduplicated, in the order tools are offered.
+    tools: TOOL_NAMES.filter((tool) => data.tools === undefined || data.tools.includes(tool)),
+    bash: {
+      timeoutMs: durationMs(data.bash?.timeout, DEFAULT_BASH_TIMEOUT_MS),
+      env: data.bash?.env ?? {},
+    },
+    replies: data.replies === undefined ? undefined : resolve(folder, data.replies),
+  };
+}
+
+/** The schema already rejected bad durations; a null here is a bug, not a user mistake. */
+function durationMs(value: string | number | undefined, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const ms = parseDuration(value);
+  if (ms === null)
+    throw new Error(`duration ${JSON.stringify(value)} passed the schema but does not parse`);
+  return ms;
+}
+
+/** The path as the user would type it from where they ran agent-run (relative stays relative). */
+function shownPath(folder: string, value: string): string {
+  return isAbsolute(value) ? value : join(folder, value);
+}
+
+async function checkPath(
+  folder: string,
+  value: string,
+  kind: "file" | "folder",
+): Promise<string | undefined> {
+  const path = shownPath(folder, value);
+  try {
+    const info = await stat(path);
+    if (kind === "folder" && !info.isDirectory())
+      return `${JSON.stringify(path)} is a file, not a folder; point it at a folder`;
+    if (kind === "file" && !info.isFile())
+      return `${JSON.stringify(path)} is a folder, not a file; point it at a file`;
+    return undefined;
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? error.code : undefined;
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      return `cannot open ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    const tilde = value.startsWith("~") ? '; "~" is not expanded, write the full path' : "";
+    return `${kind} ${JSON.stringify(path)} does not exist; ${RELATIVE_HINT}${tilde}`;
+  }
+}

@@ -1,0 +1,342 @@
+import { relative } from "node:path";
+import { describe, expect, test } from "vitest";
+import { formatProblem, TaskFileError } from "../../src/errors.js";
+import { loadTasks } from "../../src/task/load-task.js";
+import { DEFAULT_BASH_TIMEOUT_MS, DEFAULT_LIMITS, TOOL_NAMES } from "../../src/task/schema.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+const BAD = "fixtures/bad-tasks";
+
+/** Loads `files` expecting a TaskFileError; returns its problems as printed lines. */
+async function problemsOf(files: string[]): Promise<string[]> {
+  const error = await loadTasks(files).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof TaskFileError))
+    throw new Error(`expected a TaskFileError, got ${String(error)}`);
+  return error.problems.map(formatProblem);
+}
+
+describe("loadTasks: valid files", () => {
+  test("resolves every field: durations to ms, paths absolute from the task's folder, tools deduplicated", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/README.md": "# project\n",
+        "replies/fix.jsonl": "{}\n",
+        "tasks/fix.yaml": [
+          "name: fix-login",
+          "prompt: |",
+          "  Fix the login test.",
+          "system: Keep changes small.",
+          "model: claude-test-1",
+          "workspace: ../proj",
+          "limits:",
+          "  max_steps: 10",
+          "  max_tokens: 50000",
+          "  max_output_tokens: 1024",
+          "  timeout: 90s",
+          "tools: [read_file, bash, bash]",
+          "bash:",
+          "  timeout: 1.5s",
+          "  env:",
+          '    CI: "1"',
+          "replies: ../replies/fix.jsonl",
+          "",
+        ].join("\n"),
+      },
+    });
+
+    const tasks = await loadTasks([ws.path("tasks/fix.yaml")]);
+
+    expect(tasks).toEqual([
+      {
+        name: "fix-login",
+        file: ws.path("tasks/fix.yaml"),
+        prompt: "Fix the login test.",
+        system: "Keep changes small.",
+        model: "claude-test-1",
+        workspace: ws.path("proj"),
+        limits: { maxSteps: 10, maxTokens: 50_000, maxOutputTokens: 1024, timeoutMs: 90_000 },
+        tools: ["bash", "read_file"],
+        bash: { timeoutMs: 1_500, env: { CI: "1" } },
+        replies: ws.path("replies/fix.jsonl"),
+      },
+    ]);
+  });
+
+  test("applies defaults: name from the file name, all tools, documented limits, no env", async () => {
+    await using ws = await tmpWorkspace({
+      files: { "proj/a.txt": "a", "fix-login.task.yaml": "prompt: Fix it\nworkspace: proj\n" },
+    });
+
+    const [task] = await loadTasks([ws.path("fix-login.task.yaml")]);
+
+    expect(task).toEqual({
+      name: "fix-login.task",
+      file: ws.path("fix-login.task.yaml"),
+      prompt: "Fix it",
+      system: undefined,
+      model: undefined,
+      workspace: ws.path("proj"),
+      limits: DEFAULT_LIMITS,
+      tools: [...TOOL_NAMES],
+      bash: { timeoutMs: DEFAULT_BASH_TIMEOUT_MS, env: {} },
+      replies: undefined,
+    });
+  });
+
+  test("reads a bare number as seconds and keeps relative task paths relative", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "t.yaml": "prompt: x\nworkspace: proj\nlimits: { timeout: 90 }\n",
+      },
+    });
+    const file = relative(process.cwd(), ws.path("t.yaml"));
+
+    const [task] = await loadTasks([file]);
+
+    expect(task?.file).toBe(file);
+    expect(task?.workspace).toBe(ws.path("proj"));
+    expect(task?.limits.timeoutMs).toBe(90_000);
+  });
+
+  test("loads a file named twice (under two spellings) once", async () => {
+    await using ws = await tmpWorkspace({
+      files: { "proj/a.txt": "a", "t.yaml": "prompt: x\nworkspace: proj\n" },
+    });
+    const file = relative(process.cwd(), ws.path("t.yaml"));
+
+    const tasks = await loadTasks([file, `./${file}`, ws.path("t.yaml")]);
+
+    expect(tasks.map((task) => task.file)).toEqual([file]);
+  });
+
+  test("returns no tasks for no files (the CLI rejects an empty list itself)", async () => {
+    await expect(loadTasks([])).resolves.toEqual([]);
+  });
+});
+
+describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
+  const cases: [file: string, problem: string][] = [
+    [
+      "bad-yaml-syntax.yaml",
+      '2:9: invalid YAML: nested mappings are not allowed in compact mappings; if a value contains ": ", put it in quotes or use a block ("prompt: |" with the text indented below)',
+    ],
+    ["duplicate-key.yaml", '4:1: invalid YAML: field "prompt" appears twice; keep one'],
+    [
+      "top-level-list.yaml",
+      '2:1: a task file must be a mapping with at least "prompt:" and "workspace:" fields, got a list',
+    ],
+    [
+      "empty.yaml",
+      '1:1: a task file must be a mapping with at least "prompt:" and "workspace:" fields, got an empty file',
+    ],
+    ["missing-prompt.yaml", "2:1: prompt: required field is missing"],
+    ["missing-workspace.yaml", "2:1: workspace: required field is missing"],
+    ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
+    [
+      "unknown-top-level-key.yaml",
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies',
+    ],
+    [
+      "limit-outside-limits.yaml",
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies',
+    ],
+    [
+      "unknown-limit-key.yaml",
+      '5:3: limits.max_step: unknown field "max_step" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, timeout',
+    ],
+    [
+      "max-steps-not-a-number.yaml",
+      '5:14: limits.max_steps: expected a positive integer, got "ten"',
+    ],
+    ["negative-max-tokens.yaml", "5:15: limits.max_tokens: expected a positive integer, got -5"],
+    ["fractional-max-steps.yaml", "5:14: limits.max_steps: expected a positive integer, got 2.5"],
+    [
+      "bad-timeout.yaml",
+      '5:12: limits.timeout: expected a duration such as "90s", "10m" or "1h" (or a number of seconds), got "ten minutes"',
+    ],
+    [
+      "unknown-tool.yaml",
+      '6:5: tools[1]: unknown value "edit_files" (did you mean "edit_file"?); expected one of bash, read_file, write_file, edit_file, list_files',
+    ],
+    [
+      "env-not-a-string.yaml",
+      '6:11: bash.env.PORT: expected a string, got 8080; put it in quotes: "8080"',
+    ],
+    [
+      "workspace-missing.yaml",
+      `3:12: workspace: folder "${BAD}/no-such-folder" does not exist; paths are relative to the task file's folder`,
+    ],
+    [
+      "workspace-is-a-file.yaml",
+      `3:12: workspace: "${BAD}/ws/README.md" is a file, not a folder; point it at a folder`,
+    ],
+    [
+      "replies-missing.yaml",
+      `4:10: replies: file "${BAD}/no-such-replies.jsonl" does not exist; paths are relative to the task file's folder`,
+    ],
+    ["binary.yaml", "1:1: is a binary file, not a YAML task file; check the path"],
+    ["not-utf8.yaml", "1:1: is not valid UTF-8 text; save it as UTF-8"],
+    [
+      "does-not-exist.yaml",
+      "1:1: file not found; check the path (relative paths start from the current folder)",
+    ],
+    [
+      "ws",
+      `1:1: is a folder, not a task file; pass the task files inside it, e.g. ${BAD}/ws/*.yaml`,
+    ],
+  ];
+
+  test.each(cases)("%s", async (name, problem) => {
+    const file = `${BAD}/${name}`;
+
+    const problems = await problemsOf([file]);
+
+    expect(problems).toEqual([`${file}:${problem}`]);
+  });
+
+  test("duplicate names across two files: a problem on each, naming the other file", async () => {
+    const a = `${BAD}/duplicate-names/a.yaml`;
+    const b = `${BAD}/duplicate-names/b.yaml`;
+
+    const problems = await problemsOf([b, a]);
+
+    expect(problems).toEqual([
+      `${a}:2:7: name: task name "fix-tests" is also used by ${b}; give each task a unique "name:"`,
+      `${b}:2:7: name: task name "fix-tests" is also used by ${a}; give each task a unique "name:"`,
+    ]);
+  });
+
+  test("reports every problem of every file in one TaskFileError (exit code 2), sorted by file and line", async () => {
+    const files = [
+      `${BAD}/unknown-limit-key.yaml`,
+      `${BAD}/does-not-exist.yaml`,
+      `${BAD}/missing-prompt.yaml`,
+    ];
+
+    const error = await loadTasks(files).catch((thrown: unknown) => thrown);
+
+    expect(error).toBeInstanceOf(TaskFileError);
+    expect(error).toMatchObject({ exitCode: 2, code: "task_file" });
+    expect(error instanceof Error ? error.message.split("\n") : error).toEqual([
+      `${BAD}/does-not-exist.yaml:1:1: file not found; check the path (relative paths start from the current folder)`,
+      `${BAD}/missing-prompt.yaml:2:1: prompt: required field is missing`,
+      `${BAD}/unknown-limit-key.yaml:5:3: limits.max_step: unknown field "max_step" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, timeout`,
+    ]);
+  });
+});
+
+describe("loadTasks: more mistakes", () => {
+  test("reports several problems of one file, each at its own line", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "t.yaml": [
+          "prompt: Fix it",
+          "workspace: .",
+          "tools: bash",
+          "limits:",
+          "  max_steps: 0",
+          "bash:",
+          "  timeout: 0s",
+          "  env: { 'MY VAR': x }",
+          "",
+        ].join("\n"),
+      },
+    });
+    const file = ws.path("t.yaml");
+
+    const problems = await problemsOf([file]);
+
+    expect(problems).toEqual([
+      `${file}:3:8: tools: expected a list, got "bash"; write a list: [bash]`,
+      `${file}:5:14: limits.max_steps: expected a positive integer, got 0`,
+      `${file}:7:12: bash.timeout: expected a duration such as "90s", "10m" or "1h" (or a number of seconds), got "0s"`,
+      `${file}:8:10: bash.env.MY VAR: expected an environment variable name (letters, digits and '_', not starting with a digit), got "MY VAR"`,
+    ]);
+  });
+
+  test("a misspelt required field is reported once, as a typo, not also as missing", async () => {
+    await using ws = await tmpWorkspace({
+      files: { "t.yaml": "prompt: x\nworkspce: .\nlimits:\n  maxSteps: 3\n" },
+    });
+    const file = ws.path("t.yaml");
+
+    const problems = await problemsOf([file]);
+
+    expect(problems).toEqual([
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies`,
+      `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, timeout`,
+    ]);
+  });
+
+  test("a key with no value, a number where text is expected, and an empty mapping", async () => {
+    await using ws = await tmpWorkspace({
+      files: { "a.yaml": "prompt:\nworkspace: .\nname: 12\nlimits:\n", "b.yaml": "{}\n" },
+    });
+    const [a, b] = [ws.path("a.yaml"), ws.path("b.yaml")];
+
+    const problems = await problemsOf([a, b]);
+
+    expect(problems).toEqual([
+      `${a}:1:1: prompt: expected a string, got an empty value`,
+      `${a}:3:7: name: expected a string, got 12; put it in quotes: "12"`,
+      `${a}:4:1: limits: expected a mapping, got an empty value`,
+      `${b}:1:1: prompt: required field is missing`,
+      `${b}:1:1: workspace: required field is missing`,
+    ]);
+  });
+
+  test("YAML that parses but cannot be used: tabs, several documents, an unknown alias", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "tabs.yaml": "prompt: x\n\tworkspace: .\n",
+        "docs.yaml": "prompt: x\nworkspace: .\n---\nprompt: y\n",
+        "alias.yaml": "prompt: *nope\nworkspace: .\n",
+      },
+    });
+
+    const problems = await problemsOf(["tabs.yaml", "docs.yaml", "alias.yaml"].map(ws.path));
+
+    expect(problems).toEqual([
+      `${ws.path("alias.yaml")}:1:1: invalid YAML: unresolved alias (the anchor must be set before the alias): nope`,
+      `${ws.path("docs.yaml")}:3:1: invalid YAML: found more than one YAML document; a task file holds one task, so remove the "---" line or split the file`,
+      `${ws.path("tabs.yaml")}:2:1: invalid YAML: tabs are not allowed as indentation; indent with spaces`,
+    ]);
+  });
+
+  test("a file name that cannot be a task name, and a task file over 1 MB", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "my task.yaml": "prompt: x\nworkspace: .\n",
+        "huge.yaml": `prompt: ${"x".repeat(1_100_000)}\nworkspace: .\n`,
+      },
+    });
+
+    const problems = await problemsOf([ws.path("my task.yaml"), ws.path("huge.yaml")]);
+
+    expect(problems).toEqual([
+      `${ws.path("huge.yaml")}:1:1: is 1.1 MB, over the 1 MB limit for task files; check the path, and keep long instructions in the workspace`,
+      `${ws.path("my task.yaml")}:1:1: name: the file name gives the task name "my task", which is not allowed (letters, digits, '.', '_' or '-'); rename the file or add a "name:" field`,
+    ]);
+  });
+
+  test("names defaulted from file names clash too, ignoring case", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "a/fix.yaml": "prompt: x\nworkspace: .\n",
+        "b/FIX.yaml": "prompt: y\nworkspace: .\n",
+      },
+    });
+    const [a, b] = [ws.path("a/fix.yaml"), ws.path("b/FIX.yaml")];
+
+    const problems = await problemsOf([a, b]);
+
+    expect(problems).toEqual([
+      `${a}:1:1: name: task name "fix" (from the file name) is also used by ${b}; give each task a unique "name:"`,
+      `${b}:1:1: name: task name "FIX" (from the file name) is also used by ${a}; give each task a unique "name:"`,
+    ]);
+  });
+});
