@@ -1,0 +1,86 @@
+import { isUtf8 } from "node:buffer";
+import { deflateSync } from "node:zlib";
+import { type GitTarget, runGitBytes } from "./run-git.js";
+
+/** Git's base85 alphabet (base85.c). */
+const BASE85_DIGITS =
+  "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+
+/** Deflated bytes per base85 line, as git writes them. */
+const BYTES_PER_LINE = 52;
+
+const FILE_DIFF_START = Buffer.from("\ndiff --git ");
+
+/**
+ * Turns git's patch bytes into a string without losing bytes. Text diffs of files that are not
+ * UTF-8 (e.g. Latin-1 sources, which git diffs as text) are rewritten as git binary patches, which
+ * are plain ASCII and apply the same way. Only file names that are not UTF-8 stay lossy.
+ */
+export async function decodePatch(target: GitTarget, patch: Uint8Array): Promise<string> {
+  if (isUtf8(patch)) return Buffer.from(patch).toString("utf8");
+  const parts = await Promise.all(
+    splitFileDiffs(Buffer.from(patch)).map((part) =>
+      isUtf8(part) ? part.toString("utf8") : rewriteAsBinary(target, part),
+    ),
+  );
+  return parts.join("");
+}
+
+/** Splits a patch at each `diff --git` line (hunk lines never start with "d"). */
+function splitFileDiffs(patch: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let start = 0;
+  let next = patch.indexOf(FILE_DIFF_START);
+  while (next !== -1) {
+    parts.push(patch.subarray(start, next + 1));
+    start = next + 1;
+    next = patch.indexOf(FILE_DIFF_START, start);
+  }
+  parts.push(patch.subarray(start));
+  return parts;
+}
+
+/** Keeps one file's header lines (mode, index) and replaces its hunks with literal binary hunks. */
+async function rewriteAsBinary(target: GitTarget, fileDiff: Buffer): Promise<string> {
+  const hunksAt = fileDiff.indexOf("\n--- ");
+  const header = fileDiff.subarray(0, hunksAt + 1).toString("utf8");
+  const ids = /^index ([0-9a-f]+)\.\.([0-9a-f]+)/m.exec(header);
+  if (hunksAt === -1 || ids?.[1] === undefined || ids[2] === undefined) {
+    return fileDiff.toString("utf8");
+  }
+  const [before, after] = await Promise.all([readBlob(target, ids[1]), readBlob(target, ids[2])]);
+  return `${header}GIT binary patch\n${encodeLiteral(after)}${encodeLiteral(before)}`;
+}
+
+async function readBlob(target: GitTarget, id: string): Promise<Uint8Array> {
+  if (/^0+$/.test(id)) return new Uint8Array();
+  return runGitBytes(target, ["cat-file", "blob", id]);
+}
+
+/** One "literal" section of a git binary patch: the size, then zlib data in base85 lines. */
+function encodeLiteral(data: Uint8Array): string {
+  const deflated = deflateSync(data);
+  let lines = `literal ${data.length}\n`;
+  for (let offset = 0; offset < deflated.length; offset += BYTES_PER_LINE) {
+    const chunk = deflated.subarray(offset, offset + BYTES_PER_LINE);
+    const size = chunk.length <= 26 ? 64 + chunk.length : 96 + chunk.length - 26;
+    lines += `${String.fromCharCode(size)}${encodeBase85(chunk)}\n`;
+  }
+  return `${lines}\n`;
+}
+
+/** Git's encode_85: each 4-byte group (zero-padded) as a big-endian number in 5 digits. */
+function encodeBase85(bytes: Uint8Array): string {
+  let out = "";
+  for (let offset = 0; offset < bytes.length; offset += 4) {
+    let value = 0;
+    for (let i = 0; i < 4; i++) value = value * 256 + (bytes[offset + i] ?? 0);
+    let group = "";
+    for (let i = 0; i < 5; i++) {
+      group = (BASE85_DIGITS[value % 85] ?? "") + group;
+      value = Math.floor(value / 85);
+    }
+    out += group;
+  }
+  return out;
+}

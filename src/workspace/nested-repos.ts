@@ -1,0 +1,36 @@
+import { type GitTarget, runGit } from "./run-git.js";
+
+/** Index entry that makes git see a folder as already tracked; `add -A` drops it (no such file). */
+const PLACEHOLDER_NAME = ".agent-run-nested-repo";
+
+/** Nesting depth after which we give up (a repo inside a repo inside a repo …). */
+const MAX_NESTING_DEPTH = 64;
+
+/**
+ * Makes git walk into nested repositories (folders with their own .git: clones, submodules) as
+ * plain folders, so their files are snapshotted like any others instead of being recorded as
+ * gitlinks. Git skips an untracked folder that holds a repository, but walks into a folder that
+ * already has index entries; so each one found gets a placeholder entry, round after round for
+ * repos nested deeper. Their .git entries are never added (git skips that name everywhere).
+ */
+export async function includeNestedRepos(target: GitTarget): Promise<void> {
+  const found = new Set<string>();
+  let emptyBlob: string | undefined;
+  for (let depth = 0; depth < MAX_NESTING_DEPTH; depth++) {
+    const nested = (await listUntracked(target)).filter(
+      (path) => path.endsWith("/") && !found.has(path),
+    );
+    if (nested.length === 0) return;
+    emptyBlob ??= (await runGit(target, ["hash-object", "-w", "--stdin"], { input: "" })).trim();
+    const entries = nested.map((dir) => `100644 ${emptyBlob}\t${dir}${PLACEHOLDER_NAME}\0`);
+    await runGit(target, ["update-index", "-z", "--index-info"], { input: entries.join("") });
+    for (const dir of nested) found.add(dir);
+  }
+  throw new Error(`nested git repositories go deeper than ${MAX_NESTING_DEPTH} levels`);
+}
+
+/** Untracked, not ignored paths; a nested repository shows up as one entry ending in "/". */
+async function listUntracked(target: GitTarget): Promise<string[]> {
+  const output = await runGit(target, ["ls-files", "-z", "--others", "--exclude-standard"]);
+  return output.split("\0").filter((path) => path !== "");
+}

@@ -1,0 +1,68 @@
+import { constants } from "node:fs";
+import { cp, mkdir, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { isSameOrInside, resolveRealPath } from "./real-path.js";
+
+/** Where the agent should work, and how to get there. */
+export type PrepareOptions = {
+  /** The task's workspace folder. */
+  source: string;
+  /** The task's output folder; a copy goes to `<runDir>/workspace`. */
+  runDir: string;
+  /** Work in `source` itself instead of a copy. */
+  inPlace: boolean;
+};
+
+/** The folder the agent works in: a real path (no symlinks), safe to compare and to show. */
+export type PreparedWorkspace = { path: string };
+
+/**
+ * Gives the agent a folder to edit: by default a fresh copy of `source` in `<runDir>/workspace`
+ * (a previous copy is removed first), with `--in-place` the source itself.
+ * The copy leaves out every `.git` folder or file, at any depth, keeps symlinks as symlinks
+ * (targets unchanged), file modes and timestamps, and uses copy-on-write clones where the file
+ * system offers them. Throws a plain Error for a missing source or an output folder that overlaps it.
+ */
+export async function prepareWorkspace(options: PrepareOptions): Promise<PreparedWorkspace> {
+  const source = await resolveRealPath(options.source);
+  await assertFolder(source, options.source);
+  if (options.inPlace) return { path: source };
+
+  const target = join(await resolveRealPath(options.runDir), "workspace");
+  if (isSameOrInside(source, target)) {
+    throw new Error(
+      `the workspace ${options.source} is inside ${target}, which each run replaces; pick another --out`,
+    );
+  }
+  if (isSameOrInside(target, source)) {
+    throw new Error(
+      `the output folder ${options.runDir} is inside the workspace ${options.source}, so the copy would contain itself; pick an --out outside the workspace`,
+    );
+  }
+  await rm(target, { recursive: true, force: true });
+  await mkdir(dirname(target), { recursive: true });
+  await cp(source, target, {
+    recursive: true,
+    force: false,
+    errorOnExist: true,
+    verbatimSymlinks: true,
+    preserveTimestamps: true,
+    mode: constants.COPYFILE_FICLONE,
+    filter: (path) => path === source || basename(path) !== ".git",
+  }).catch((error: unknown) => {
+    throw new Error(
+      `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  });
+  return { path: target };
+}
+
+async function assertFolder(path: string, shown: string): Promise<void> {
+  const info = await stat(path).catch((error: unknown) => {
+    throw new Error(`workspace folder ${shown} does not exist`, { cause: error });
+  });
+  if (!info.isDirectory()) throw new Error(`workspace ${shown} is not a folder`);
+}

@@ -1,0 +1,53 @@
+import { existsSync } from "node:fs";
+import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { isSameOrInside, resolveRealPath } from "./real-path.js";
+import { type GitTarget, runGit } from "./run-git.js";
+
+/**
+ * Highest-precedence attributes: store every file's bytes unchanged, whatever the workspace's own
+ * .gitattributes say (no eol conversion, no clean filters such as LFS, no ident or re-encoding),
+ * so a snapshot and its patch are byte-exact.
+ */
+const RAW_BYTES_ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n";
+
+/** What `openPrivateGitDir` needs: the workspace to read and paths inside it to leave out. */
+type PrivateGitDirOptions = {
+  workspace: string;
+  gitDir: string;
+  /** Absolute paths inside the workspace that are not part of its content (e.g. the run folder). */
+  excludePaths?: readonly string[];
+};
+
+/**
+ * Creates the bare git dir on first use and (re)writes its info/attributes and info/exclude,
+ * so snapshots never touch the workspace's own .git. The git dir itself is excluded when it
+ * sits inside the workspace.
+ */
+export async function openPrivateGitDir(options: PrivateGitDirOptions): Promise<GitTarget> {
+  const workTree = await realpath(options.workspace).catch((error: unknown) => {
+    throw new Error(`workspace folder ${options.workspace} does not exist`, { cause: error });
+  });
+  await mkdir(options.gitDir, { recursive: true });
+  const gitDir = await realpath(options.gitDir);
+  if (!existsSync(join(gitDir, "HEAD"))) {
+    await runGit({ gitDir }, ["init", "--quiet", "--bare", "--template="]);
+  }
+  const extra = await Promise.all((options.excludePaths ?? []).map(resolveRealPath));
+  const excluded = [gitDir, ...extra]
+    .filter((path) => path !== workTree && isSameOrInside(path, workTree))
+    .map((path) => toExcludePattern(relative(workTree, path)));
+  await mkdir(join(gitDir, "info"), { recursive: true });
+  await writeFile(join(gitDir, "info", "attributes"), RAW_BYTES_ATTRIBUTES);
+  await writeFile(join(gitDir, "info", "exclude"), excluded.map((line) => `${line}\n`).join(""));
+  return { gitDir, workTree };
+}
+
+/** An anchored gitignore pattern matching exactly one workspace-relative path. */
+function toExcludePattern(rel: string): string {
+  if (/[\n\r]/.test(rel)) {
+    throw new Error(`cannot exclude a path with a line break: ${JSON.stringify(rel)}`);
+  }
+  const posix = rel.split(sep).join("/");
+  return `/${posix.replace(/[\\*?[]/g, "\\$&").replace(/ +$/, (spaces) => "\\ ".repeat(spaces.length))}`;
+}

@@ -1,0 +1,27 @@
+import { realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/**
+ * The real path of `path` even when its tail does not exist yet: the nearest existing ancestor is
+ * resolved (symlinks, /tmp → /private/tmp) and the missing rest appended, so paths compare reliably.
+ */
+export async function resolveRealPath(path: string): Promise<string> {
+  const absolute = resolve(path);
+  try {
+    return await realpath(absolute);
+  } catch (error) {
+    const parent = dirname(absolute);
+    if (parent === absolute || !isMissing(error)) throw error;
+    return join(await resolveRealPath(parent), basename(absolute));
+  }
+}
+
+/** True when `child` is `parent` itself or lies below it (both already resolved). */
+export function isSameOrInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!isAbsolute(rel) && rel.split(sep)[0] !== "..");
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof Error && "code" in error && error.code === "ENOENT";
+}
