@@ -24,7 +24,9 @@ export type TaskFileProblem = {
 /** Renders a problem as `file:line:col: path: message`, the shape compilers and editors understand. */
 export function formatProblem(problem: TaskFileProblem): string {
   const where = `${problem.file}:${problem.line}:${problem.column}`;
-  return problem.path === "" ? `${where}: ${problem.message}` : `${where}: ${problem.path}: ${problem.message}`;
+  return problem.path === ""
+    ? `${where}: ${problem.message}`
+    : `${where}: ${problem.path}: ${problem.message}`;
 }
 
 /** Bad task files (or replies files): every problem of the batch, reported together; exit 2. */

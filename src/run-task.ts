@@ -5,15 +5,15 @@ import { runAgent } from "./agent/run-agent.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
 import type { ModelClient } from "./model/model-client.js";
 import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
+import { summaryJson, type TaskSummary } from "./report/summary.js";
 import type { Task } from "./task/schema.js";
 import { createTools } from "./tools/index.js";
 import { eventLine, initLine, resultLine } from "./transcript/lines.js";
 import { TranscriptWriter } from "./transcript/writer.js";
-import { type TaskSummary, summaryJson } from "./report/summary.js";
+import { AGENT_RUN_VERSION } from "./version.js";
 import { type ChangedFile, diffSnapshots } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
 import { contentHash, type Snapshot, snapshotWorkspace } from "./workspace/snapshot.js";
-import { AGENT_RUN_VERSION } from "./version.js";
 
 /** Everything one task run needs, already resolved by the command line. */
 export type RunTaskOptions = {
@@ -54,7 +54,9 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const startedAt = performance.now();
 
   try {
-    workspacePath = (await prepareWorkspace({ source: task.workspace, runDir, inPlace: options.inPlace })).path;
+    workspacePath = (
+      await prepareWorkspace({ source: task.workspace, runDir, inPlace: options.inPlace })
+    ).path;
     before = await snapshotWorkspace({ workspace: workspacePath, gitDir });
   } catch (error) {
     problems.push(`could not prepare the workspace: ${messageOf(error)}`);
@@ -107,7 +109,13 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const final = finalResult(result, problems, performance.now() - startedAt);
   const costUsd = estimateCostUsd(options.prices, options.modelName, final.usage);
   transcript.write(
-    resultLine({ result: final, model: options.modelName, costUsd, changedFiles, workspace: workspacePath }),
+    resultLine({
+      result: final,
+      model: options.modelName,
+      costUsd,
+      changedFiles,
+      workspace: workspacePath,
+    }),
   );
   transcript.close();
 
@@ -126,7 +134,10 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     workspace: workspacePath,
     runDir,
   };
-  await writeFileAtomic(join(runDir, "summary.json"), `${JSON.stringify(summaryJson(summary), null, 2)}\n`);
+  await writeFileAtomic(
+    join(runDir, "summary.json"),
+    `${JSON.stringify(summaryJson(summary), null, 2)}\n`,
+  );
   return summary;
 }
 
@@ -164,12 +175,21 @@ async function runAgentUnderTimeout(
 }
 
 /** The run's result, or an `error` result when the run could not start or finish. */
-function finalResult(result: RunResult | undefined, problems: string[], elapsedMs: number): RunResult {
+function finalResult(
+  result: RunResult | undefined,
+  problems: string[],
+  elapsedMs: number,
+): RunResult {
   if (problems.length === 0 && result !== undefined) return result;
   const base: RunResult = result ?? {
     status: "error",
     steps: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    usage: {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+    },
     finalText: "",
     stopReason: null,
     durationMs: Math.round(elapsedMs),

@@ -1,7 +1,13 @@
 import type { ModelReply, RetryNotice, ToolResultBlock, Usage } from "../model/model-client.js";
 
 /** Why a run ended; every run ends with exactly one of these. */
-export type RunStatus = "completed" | "max_steps" | "max_tokens" | "timeout" | "cancelled" | "error";
+export type RunStatus =
+  | "completed"
+  | "max_steps"
+  | "max_tokens"
+  | "timeout"
+  | "cancelled"
+  | "error";
 
 /** The limits a run can hit; a subset of `RunStatus`. */
 export type LimitName = "max_steps" | "max_tokens" | "timeout";

@@ -20,7 +20,8 @@ export type RunAgentOptions = {
   system: string;
   prompt: string;
   tools: readonly Tool[];
-  limits: BudgetLimits & { maxOutputTokens: number };
+  /** `timeoutMs` is enforced by the caller through `signal`; it is here for the limit event. */
+  limits: BudgetLimits & { maxOutputTokens: number; timeoutMs?: number };
   workspaceRoot: string;
   /** Aborted with an `AbortReason` on timeout or cancellation. */
   signal: AbortSignal;
@@ -57,8 +58,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     error,
   });
   const endAborted = () => {
-    const status = abortStatus(signal);
-    return end(status, status === "timeout" ? "the task's timeout elapsed" : "the run was cancelled");
+    if (abortStatus(signal) === "cancelled") return end("cancelled", "the run was cancelled");
+    const elapsedMs = Math.round(performance.now() - startedAt);
+    const max = options.limits.timeoutMs ?? elapsedMs;
+    onEvent({ type: "limit_reached", step: budget.steps, limit: "timeout", used: elapsedMs, max });
+    return end("timeout", `timeout reached: ran for ${elapsedMs} ms of ${max} ms`);
   };
   const endAtLimit = (hit: LimitHit, step: number) => {
     onEvent({ type: "limit_reached", step, ...hit });
@@ -141,7 +145,10 @@ async function runToolCall(
   const tool = toolsByName.get(call.name);
   if (tool === undefined) {
     const known = [...toolsByName.keys()].join(", ") || "none";
-    return { content: `unknown tool "${call.name}"; the tools you have are: ${known}`, isError: true };
+    return {
+      content: `unknown tool "${call.name}"; the tools you have are: ${known}`,
+      isError: true,
+    };
   }
   try {
     return await tool.execute(call.input, { workspaceRoot, signal });
@@ -163,7 +170,9 @@ function isToolUse(block: AssistantBlock): block is ToolUseBlock {
 /** The text blocks of a reply, joined. */
 export function textOf(content: readonly AssistantBlock[]): string {
   return content
-    .flatMap((block) => (block.type === "text" && typeof block.text === "string" ? [block.text] : []))
+    .flatMap((block) =>
+      block.type === "text" && typeof block.text === "string" ? [block.text] : [],
+    )
     .join("\n")
     .trim();
 }

@@ -9,5 +9,7 @@ When you are done, stop calling tools and reply with a short summary of what you
 /** Joins the built-in prompt and the task's extra instructions. */
 export function buildSystemPrompt(extra: string | undefined): string {
   const trimmed = extra?.trim() ?? "";
-  return trimmed === "" ? BASE_SYSTEM_PROMPT : `${BASE_SYSTEM_PROMPT}\n\n# Task-specific instructions\n${trimmed}`;
+  return trimmed === ""
+    ? BASE_SYSTEM_PROMPT
+    : `${BASE_SYSTEM_PROMPT}\n\n# Task-specific instructions\n${trimmed}`;
 }

@@ -1,5 +1,6 @@
 /** Names that look like credentials; their variables never reach the agent's commands. */
-const SECRET_NAME = /(^ANTHROPIC_API_KEY$|^ANTHROPIC_AUTH_TOKEN$|_KEY$|_TOKEN$|_SECRET$|PASSWORD|^AWS_SECRET|_CREDENTIALS?$)/i;
+const SECRET_NAME =
+  /(^ANTHROPIC_API_KEY$|^ANTHROPIC_AUTH_TOKEN$|_KEY$|_TOKEN$|_SECRET$|PASSWORD|^AWS_SECRET|_CREDENTIALS?$)/i;
 
 /**
  * The environment bash commands start from: the runner's own, minus credentials (by name, and any

@@ -57,7 +57,11 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     return signalExit ?? exitCodeFor(batch.summaries.map((summary) => summary.status));
   } catch (error) {
     if (error instanceof AgentRunError) {
-      io.writeErr(error.exitCode === EXIT.usage ? `agent-run: ${error.message}` : `agent-run: error: ${error.message}`);
+      io.writeErr(
+        error.exitCode === EXIT.usage
+          ? `agent-run: ${error.message}`
+          : `agent-run: error: ${error.message}`,
+      );
       return error.exitCode;
     }
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -72,15 +76,27 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
 }
 
 /** Parses argv with yargs; undefined when it only printed help or the version. */
-async function parseArgv(argv: readonly string[], io: CliIo): Promise<Record<string, unknown> | undefined> {
+async function parseArgv(
+  argv: readonly string[],
+  io: CliIo,
+): Promise<Record<string, unknown> | undefined> {
   let output = "";
   const parser = yargs([...argv])
     .scriptName("agent-run")
-    .usage("$0 [run] <task files or globs...> [options]\n\nRun coding-agent tasks described in YAML files.")
-    .command(["run <tasks..>", "$0 <tasks..>"], "Run tasks (the default command)", (y) => y.options(RUN_FLAGS))
+    .usage(
+      "$0 [run] <task files or globs...> [options]\n\nRun coding-agent tasks described in YAML files.",
+    )
+    .command(["run <tasks..>", "$0 <tasks..>"], "Run tasks (the default command)", (y) =>
+      y.options(RUN_FLAGS),
+    )
     .example("$0 'tasks/*.yaml'", "run every task in tasks/ against the API")
-    .example("$0 --offline 'tasks/*.yaml'", "play the tasks' scripted replies, no key or network needed")
-    .epilogue("Exit codes: 0 every task completed, 1 a task did not, 2 bad usage or task file, 130/143 interrupted.\nDocs: README.md, docs/transcript.md, docs/ci.md")
+    .example(
+      "$0 --offline 'tasks/*.yaml'",
+      "play the tasks' scripted replies, no key or network needed",
+    )
+    .epilogue(
+      "Exit codes: 0 every task completed, 1 a task did not, 2 bad usage or task file, 130/143 interrupted.\nDocs: README.md, docs/transcript.md, docs/ci.md",
+    )
     .version(AGENT_RUN_VERSION)
     .help()
     .alias("h", "help")
@@ -88,7 +104,9 @@ async function parseArgv(argv: readonly string[], io: CliIo): Promise<Record<str
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw new ConfigError(`${message ?? error?.message ?? "invalid usage"}\nRun 'agent-run --help' for usage.`);
+      throw new ConfigError(
+        `${message ?? error?.message ?? "invalid usage"}\nRun 'agent-run --help' for usage.`,
+      );
     });
   const result = await parser.parseAsync([...argv], {}, (_error, _argv, text) => {
     output = text;

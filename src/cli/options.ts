@@ -21,22 +21,59 @@ export const DEFAULT_CONCURRENCY = 4;
 
 /** The run command's flags, as a table yargs reads (descriptions show in `--help`). */
 export const RUN_FLAGS = {
-  out: { alias: "o", type: "string", default: DEFAULT_OUT_DIR, describe: "Folder for the run outputs (one sub-folder per task)" },
-  model: { alias: "m", type: "string", describe: "Model id for every task (else the task's, then ANTHROPIC_MODEL)" },
+  out: {
+    alias: "o",
+    type: "string",
+    default: DEFAULT_OUT_DIR,
+    describe: "Folder for the run outputs (one sub-folder per task)",
+  },
+  model: {
+    alias: "m",
+    type: "string",
+    describe: "Model id for every task (else the task's, then ANTHROPIC_MODEL)",
+  },
   "max-steps": { type: "string", describe: "Override every task's limits.max_steps (model calls)" },
-  "max-tokens": { type: "string", describe: "Override every task's limits.max_tokens (total tokens)" },
+  "max-tokens": {
+    type: "string",
+    describe: "Override every task's limits.max_tokens (total tokens)",
+  },
   timeout: { type: "string", describe: "Override every task's limits.timeout (e.g. 90s, 10m)" },
-  concurrency: { alias: "j", type: "string", default: String(DEFAULT_CONCURRENCY), describe: "Tasks run at once" },
-  "in-place": { type: "boolean", default: false, describe: "Work on the task's workspace itself instead of a copy" },
-  offline: { type: "boolean", default: false, describe: "Play each task's scripted replies instead of calling the API" },
-  verbose: { alias: "v", type: "boolean", default: false, describe: "Also log the model's text and tool errors" },
-  prices: { type: "string", describe: "JSON file of model prices (USD per million tokens) to add or override" },
+  concurrency: {
+    alias: "j",
+    type: "string",
+    default: String(DEFAULT_CONCURRENCY),
+    describe: "Tasks run at once",
+  },
+  "in-place": {
+    type: "boolean",
+    default: false,
+    describe: "Work on the task's workspace itself instead of a copy",
+  },
+  offline: {
+    type: "boolean",
+    default: false,
+    describe: "Play each task's scripted replies instead of calling the API",
+  },
+  verbose: {
+    alias: "v",
+    type: "boolean",
+    default: false,
+    describe: "Also log the model's text and tool errors",
+  },
+  prices: {
+    type: "string",
+    describe: "JSON file of model prices (USD per million tokens) to add or override",
+  },
 } as const;
 
 /** Validates the raw flag values; problems are `ConfigError`s naming the flag and the fix. */
-export function parseRunOptions(raw: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): RunOptions {
+export function parseRunOptions(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): RunOptions {
   const patterns = Array.isArray(raw.tasks) ? raw.tasks.map(String) : [];
-  if (patterns.length === 0) throw new ConfigError("no task files given; usage: agent-run [run] <task files or globs...>");
+  if (patterns.length === 0)
+    throw new ConfigError("no task files given; usage: agent-run [run] <task files or globs...>");
   return {
     patterns,
     outDir: stringFlag(raw.out) ?? DEFAULT_OUT_DIR,
@@ -74,6 +111,9 @@ function durationFlag(flag: string, value: unknown): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
-  if (ms === null) throw new ConfigError(`${flag}: expected a duration such as 90s, 10m or 1h, got ${JSON.stringify(text)}`);
+  if (ms === null)
+    throw new ConfigError(
+      `${flag}: expected a duration such as 90s, 10m or 1h, got ${JSON.stringify(text)}`,
+    );
   return ms;
 }

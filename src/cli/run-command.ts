@@ -24,16 +24,26 @@ export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
  * `agent-run run`: validate everything first (task files, replies, key, output folder), then run
  * the tasks with bounded concurrency and print the table. Throws `AgentRunError`s for bad input.
  */
-export async function runCommand(options: RunOptions, io: CliIo, signal: AbortSignal): Promise<BatchResult> {
+export async function runCommand(
+  options: RunOptions,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<BatchResult> {
   const files = await expandPatterns(options.patterns, io.cwd);
   const tasks = (await loadTasks(files)).map((task) => applyOverrides(task, options));
   const prices = await loadPrices(options.pricesFile, io.cwd);
   const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
-  const models = options.isOffline ? await scriptedModels(tasks) : liveModels(tasks, apiKey, io.env);
+  const models = options.isOffline
+    ? await scriptedModels(tasks)
+    : liveModels(tasks, apiKey, io.env);
   const outDir = resolve(io.cwd, options.outDir);
   await prepareOutDir(outDir, tasks, options.isInPlace);
 
-  const progress = createProgressReporter({ write: io.writeErr, isColor: io.isColor, isVerbose: options.isVerbose });
+  const progress = createProgressReporter({
+    write: io.writeErr,
+    isColor: io.isColor,
+    isVerbose: options.isVerbose,
+  });
   const baseEnv = buildCommandEnv(io.env, apiKey);
   const startedAt = performance.now();
   const summaries = await mapWithConcurrency(tasks, options.concurrency, async (task) => {
@@ -68,8 +78,11 @@ async function expandPatterns(patterns: readonly string[], cwd: string): Promise
       files.push(pattern);
       continue;
     }
-    const matches = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false })).sort();
-    if (matches.length === 0) throw new ConfigError(`${pattern}: matched no task files; check the path and the quotes`);
+    const matches = (
+      await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false })
+    ).sort();
+    if (matches.length === 0)
+      throw new ConfigError(`${pattern}: matched no task files; check the path and the quotes`);
     files.push(...matches);
   }
   return files;
@@ -99,18 +112,29 @@ async function scriptedModels(tasks: readonly Task[]): Promise<(task: Task) => M
   if (missing.length > 0) {
     throw new ConfigError(
       missing
-        .map((task) => `${task.file}: task "${task.name}" has no \`replies\` file, so it cannot run --offline; add \`replies: <file>\` to it or run without --offline`)
+        .map(
+          (task) =>
+            `${task.file}: task "${task.name}" has no \`replies\` file, so it cannot run --offline; add \`replies: <file>\` to it or run without --offline`,
+        )
         .join("\n"),
     );
   }
   const replies = new Map<string, Awaited<ReturnType<typeof loadReplies>>>();
   for (const task of tasks) {
-    if (task.replies !== undefined) replies.set(task.name, await loadReplies(task.replies, relative(process.cwd(), task.replies)));
+    if (task.replies !== undefined)
+      replies.set(
+        task.name,
+        await loadReplies(task.replies, relative(process.cwd(), task.replies)),
+      );
   }
   return (task) => createReplayModel(replies.get(task.name) ?? [], task.replies ?? task.file);
 }
 
-function liveModels(tasks: readonly Task[], apiKey: string | undefined, env: CliIo["env"]): (task: Task) => ModelClient {
+function liveModels(
+  tasks: readonly Task[],
+  apiKey: string | undefined,
+  env: CliIo["env"],
+): (task: Task) => ModelClient {
   if (apiKey === undefined) {
     throw new ConfigError(
       `ANTHROPIC_API_KEY is not set; export it to run ${tasks.length === 1 ? "this task" : `these ${tasks.length} tasks`} against the API, or add --offline to play the tasks' scripted replies`,
@@ -133,12 +157,18 @@ async function loadPrices(file: string | undefined, cwd: string): Promise<PriceT
 }
 
 /** Creates the output folder and refuses an --out inside a task's workspace (the copy would nest). */
-async function prepareOutDir(outDir: string, tasks: readonly Task[], isInPlace: boolean): Promise<void> {
+async function prepareOutDir(
+  outDir: string,
+  tasks: readonly Task[],
+  isInPlace: boolean,
+): Promise<void> {
   if (!isInPlace) {
     for (const task of tasks) {
       const rel = relative(task.workspace, outDir);
       if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) {
-        throw new ConfigError(`--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}); choose an output folder outside it`);
+        throw new ConfigError(
+          `--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}); choose an output folder outside it`,
+        );
       }
     }
   }
@@ -146,12 +176,18 @@ async function prepareOutDir(outDir: string, tasks: readonly Task[], isInPlace: 
     await mkdir(outDir, { recursive: true });
     await access(outDir, 2);
   } catch (error) {
-    throw new ConfigError(`cannot write to the output folder ${outDir}: ${(error as Error).message}; choose another with --out`);
+    throw new ConfigError(
+      `cannot write to the output folder ${outDir}: ${(error as Error).message}; choose another with --out`,
+    );
   }
 }
 
 /** Runs `work` over `items` with at most `limit` at once, keeping the input order in the result. */
-async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -1,5 +1,5 @@
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { Middleware } from "@anthropic-ai/sdk";
+import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type {
   ApiMessage,
   AssistantBlock,
@@ -74,10 +74,14 @@ function toParams(request: ModelRequest): Anthropic.MessageCreateParamsNonStream
 
 function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
   const blocks =
-    typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+    typeof message.content === "string"
+      ? [{ type: "text" as const, text: message.content }]
+      : message.content;
   if (!isNewest) return { role: message.role, content: blocks } as Anthropic.MessageParam;
   const last = blocks.length - 1;
-  const content = blocks.map((block, index) => (index === last ? { ...block, cache_control: EPHEMERAL } : block));
+  const content = blocks.map((block, index) =>
+    index === last ? { ...block, cache_control: EPHEMERAL } : block,
+  );
   return { role: message.role, content } as Anthropic.MessageParam;
 }
 
@@ -112,12 +116,20 @@ function retryReporter(maxRetries: number, options: CompleteOptions): Middleware
       response = await next(request);
     } catch (error) {
       if (willRetry && !options.signal.aborted) {
-        report({ status: null, delayMs: null, error: error instanceof Error ? error.message : String(error) });
+        report({
+          status: null,
+          delayMs: null,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
       throw error;
     }
     if (willRetry && isRetryableStatus(response)) {
-      report({ status: response.status, delayMs: retryDelayMs(response.headers), error: response.statusText || `HTTP ${response.status}` });
+      report({
+        status: response.status,
+        delayMs: retryDelayMs(response.headers),
+        error: response.statusText || `HTTP ${response.status}`,
+      });
     }
     return response;
   };
@@ -141,7 +153,10 @@ function retryDelayMs(headers: Headers): number | null {
 function toModelError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted || error instanceof APIUserAbortError) return signal.reason ?? error;
   if (error instanceof APIConnectionError) {
-    return new ModelError(`could not reach the model API: ${error.message}`, { isRetryable: true, cause: error });
+    return new ModelError(`could not reach the model API: ${error.message}`, {
+      isRetryable: true,
+      cause: error,
+    });
   }
   if (error instanceof APIError) {
     return new ModelError(describeApiError(error), {
@@ -150,7 +165,8 @@ function toModelError(error: unknown, signal: AbortSignal): unknown {
       cause: error,
     });
   }
-  if (error instanceof Error) return new ModelError(`model call failed: ${error.message}`, { cause: error });
+  if (error instanceof Error)
+    return new ModelError(`model call failed: ${error.message}`, { cause: error });
   return new ModelError(`model call failed: ${String(error)}`);
 }
 
@@ -161,5 +177,7 @@ function describeApiError(error: APIError): string {
       : error.status === 404
         ? " (check the model name and ANTHROPIC_BASE_URL)"
         : "";
-  return `model API error ${error.status ?? ""}: ${error.message}${hint}`.replace(/\s+/g, " ").trim();
+  return `model API error ${error.status ?? ""}: ${error.message}${hint}`
+    .replace(/\s+/g, " ")
+    .trim();
 }

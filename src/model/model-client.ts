@@ -86,7 +86,10 @@ export class ModelError extends Error {
   readonly status: number | null;
   readonly isRetryable: boolean;
 
-  constructor(message: string, opts: { status?: number | null; isRetryable?: boolean; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    opts: { status?: number | null; isRetryable?: boolean; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = "ModelError";
     this.status = opts.status ?? null;
@@ -114,6 +117,9 @@ export function addUsage(a: Usage, b: Usage): Usage {
 /** Every token the API billed for: input, output and both kinds of cache tokens. */
 export function totalTokens(usage: Usage): number {
   return (
-    usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens
+    usage.inputTokens +
+    usage.outputTokens +
+    usage.cacheCreationInputTokens +
+    usage.cacheReadInputTokens
   );
 }

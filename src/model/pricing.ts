@@ -70,7 +70,11 @@ const PriceFileSchema = z.record(
  * "cache_read": 0.3}}`, USD per million tokens) over the defaults. Cache prices default to
  * 1.25× and 0.1× the input price, as Anthropic prices them.
  */
-export function parsePriceFile(text: string, file: string, base: PriceTable = DEFAULT_PRICES): PriceTable {
+export function parsePriceFile(
+  text: string,
+  file: string,
+  base: PriceTable = DEFAULT_PRICES,
+): PriceTable {
   let json: unknown;
   try {
     json = JSON.parse(text);

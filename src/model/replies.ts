@@ -52,7 +52,8 @@ export async function loadReplies(file: string, displayName = file): Promise<Api
     throw new TaskFileError([{ file: displayName, line, column: col, path, message }]);
   };
   const syntaxError = doc.errors[0];
-  if (syntaxError !== undefined) fail(syntaxError.pos[0], "", syntaxError.message.split("\n")[0] ?? "");
+  if (syntaxError !== undefined)
+    fail(syntaxError.pos[0], "", syntaxError.message.split("\n")[0] ?? "");
   const parsed = RepliesFileSchema.safeParse(doc.toJS());
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

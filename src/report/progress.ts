@@ -35,7 +35,11 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
         case "model_reply": {
           if (options.isVerbose) {
             for (const block of event.reply.content) {
-              if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") {
+              if (
+                block.type === "text" &&
+                typeof block.text === "string" &&
+                block.text.trim() !== ""
+              ) {
                 say(name, `step ${event.step} says: ${oneLine(block.text, 200)}`);
               }
             }
@@ -53,7 +57,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           ].join(", ");
           const text = `step ${event.step} ${event.toolName}: ${describeInput(event.toolName, event.input)} (${outcome})`;
           say(name, event.block.is_error === true ? paint(YELLOW, text) : text);
-          if (options.isVerbose && event.block.is_error === true) say(name, `  ${oneLine(event.block.content, 200)}`);
+          if (options.isVerbose && event.block.is_error === true)
+            say(name, `  ${oneLine(event.block.content, 200)}`);
           return;
         }
         case "model_retry":
@@ -66,7 +71,13 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           );
           return;
         case "limit_reached":
-          say(name, paint(RED, `step ${event.step} ${event.limit} reached (${formatCount(event.used)} of ${formatCount(event.max)})`));
+          say(
+            name,
+            paint(
+              RED,
+              `step ${event.step} ${event.limit} reached (${formatCount(event.used)} of ${formatCount(event.max)})`,
+            ),
+          );
           return;
         default:
           return;

@@ -18,7 +18,9 @@ export function formatSummaryTable(summaries: readonly TaskSummary[], wallTimeMs
   ]);
   const completed = summaries.filter((summary) => summary.status === "completed").length;
   const costs = summaries.map((summary) => summary.costUsd);
-  const totalCost = costs.every((cost) => cost === null) ? null : costs.reduce<number>((sum, cost) => sum + (cost ?? 0), 0);
+  const totalCost = costs.every((cost) => cost === null)
+    ? null
+    : costs.reduce<number>((sum, cost) => sum + (cost ?? 0), 0);
   rows.push([
     "total",
     `${completed}/${summaries.length} completed`,
@@ -29,7 +31,9 @@ export function formatSummaryTable(summaries: readonly TaskSummary[], wallTimeMs
     formatDuration(wallTimeMs),
   ]);
   const table = [[...HEADERS], ...rows];
-  const widths = HEADERS.map((_, column) => Math.max(...table.map((row) => (row[column] ?? "").length)));
+  const widths = HEADERS.map((_, column) =>
+    Math.max(...table.map((row) => (row[column] ?? "").length)),
+  );
   const render = (row: readonly string[]) =>
     row
       .map((cell, column) => {
@@ -39,5 +43,11 @@ export function formatSummaryTable(summaries: readonly TaskSummary[], wallTimeMs
       .join("  ")
       .trimEnd();
   const separator = widths.map((width) => "-".repeat(width)).join("  ");
-  return [render(table[0] ?? []), separator, ...rows.slice(0, -1).map(render), separator, render(rows.at(-1) ?? [])].join("\n");
+  return [
+    render(table[0] ?? []),
+    separator,
+    ...rows.slice(0, -1).map(render),
+    separator,
+    render(rows.at(-1) ?? []),
+  ].join("\n");
 }

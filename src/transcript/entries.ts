@@ -34,7 +34,10 @@ export const InitLineSchema = z.looseObject({
 
 export const AssistantLineSchema = z.looseObject({
   type: z.literal("assistant"),
-  message: z.looseObject({ role: z.literal("assistant"), content: z.array(z.looseObject({ type: z.string() })) }),
+  message: z.looseObject({
+    role: z.literal("assistant"),
+    content: z.array(z.looseObject({ type: z.string() })),
+  }),
   parent_tool_use_id: z.null(),
   step: z.number().int().positive(),
   duration_ms: z.number(),
@@ -43,7 +46,10 @@ export const AssistantLineSchema = z.looseObject({
 
 export const UserLineSchema = z.looseObject({
   type: z.literal("user"),
-  message: z.looseObject({ role: z.literal("user"), content: z.array(z.looseObject({ type: z.string() })) }),
+  message: z.looseObject({
+    role: z.literal("user"),
+    content: z.array(z.looseObject({ type: z.string() })),
+  }),
   parent_tool_use_id: z.null(),
   step: z.number().int().positive(),
   tool_name: z.string(),

@@ -92,7 +92,13 @@ export function eventLine(event: AgentEvent): Record<string, unknown> {
         error: event.notice.error,
       };
     case "limit_reached":
-      return { type: "limit_reached", step: event.step, limit: event.limit, used: event.used, max: event.max };
+      return {
+        type: "limit_reached",
+        step: event.step,
+        limit: event.limit,
+        used: event.used,
+        max: event.max,
+      };
     default:
       return assertNever(event);
   }

@@ -22,7 +22,10 @@ export class TranscriptWriter {
     try {
       return new TranscriptWriter(path, openSync(path, "w"), sessionId);
     } catch (error) {
-      throw new TranscriptError(`cannot write the transcript ${path}: ${(error as Error).message}`, error);
+      throw new TranscriptError(
+        `cannot write the transcript ${path}: ${(error as Error).message}`,
+        error,
+      );
     }
   }
 
@@ -33,12 +36,20 @@ export class TranscriptWriter {
   /** Writes one line; a no-op after `close`. */
   write(line: Record<string, unknown>): void {
     if (this.#fd === undefined) return;
-    const stamped = { ...line, session_id: this.sessionId, uuid: randomUUID(), at: new Date().toISOString() };
+    const stamped = {
+      ...line,
+      session_id: this.sessionId,
+      uuid: randomUUID(),
+      at: new Date().toISOString(),
+    };
     const text = `${JSON.stringify(stamped)}\n`;
     try {
       writeSync(this.#fd, text);
     } catch (error) {
-      throw new TranscriptError(`cannot write the transcript ${this.path}: ${(error as Error).message}`, error);
+      throw new TranscriptError(
+        `cannot write the transcript ${this.path}: ${(error as Error).message}`,
+        error,
+      );
     }
   }
 

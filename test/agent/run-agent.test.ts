@@ -33,15 +33,24 @@ const waitForAbort = defineTool({
   name: "wait",
   description: "waits until aborted",
   input: z.object({}).strict(),
-  run: ({}, ctx) =>
+  run: (_input, ctx) =>
     new Promise((resolve) =>
-      ctx.signal.addEventListener("abort", () => resolve({ content: "[cancelled]", isError: true }), { once: true }),
+      ctx.signal.addEventListener(
+        "abort",
+        () => resolve({ content: "[cancelled]", isError: true }),
+        { once: true },
+      ),
     ),
 });
 
 /** A replay model that also records every request it gets. */
-function recordingModel(...replies: ReturnType<typeof reply>[]): ModelClient & { requests: ModelRequest[] } {
-  const inner = createReplayModel(replies.map((r) => r.build()), "test replies");
+function recordingModel(
+  ...replies: ReturnType<typeof reply>[]
+): ModelClient & { requests: ModelRequest[] } {
+  const inner = createReplayModel(
+    replies.map((r) => r.build()),
+    "test replies",
+  );
   const requests: ModelRequest[] = [];
   return {
     requests,
@@ -52,7 +61,10 @@ function recordingModel(...replies: ReturnType<typeof reply>[]): ModelClient & {
   };
 }
 
-function run(model: ModelClient, overrides: { maxSteps?: number; maxTokens?: number; signal?: AbortSignal } = {}) {
+function run(
+  model: ModelClient,
+  overrides: { maxSteps?: number; maxTokens?: number; signal?: AbortSignal } = {},
+) {
   const events: AgentEvent[] = [];
   const promise = runAgent({
     model,
@@ -60,7 +72,11 @@ function run(model: ModelClient, overrides: { maxSteps?: number; maxTokens?: num
     system: "be helpful",
     prompt: "do the thing",
     tools: [echo, failing, crashing, waitForAbort],
-    limits: { maxSteps: overrides.maxSteps ?? 10, maxTokens: overrides.maxTokens ?? 1_000_000, maxOutputTokens: 1000 },
+    limits: {
+      maxSteps: overrides.maxSteps ?? 10,
+      maxTokens: overrides.maxTokens ?? 1_000_000,
+      maxOutputTokens: 1000,
+    },
     workspaceRoot: "/nonexistent",
     signal: overrides.signal ?? new AbortController().signal,
     onEvent: (event) => events.push(event),
@@ -77,7 +93,12 @@ describe("runAgent", () => {
     const { promise, events } = run(model);
     const result = await promise;
 
-    expect(result).toMatchObject({ status: "completed", steps: 2, finalText: "all done", stopReason: "end_turn" });
+    expect(result).toMatchObject({
+      status: "completed",
+      steps: 2,
+      finalText: "all done",
+      stopReason: "end_turn",
+    });
     const second = model.requests[1];
     expect(second?.messages).toHaveLength(3);
     expect(second?.messages[2]).toEqual({
@@ -87,7 +108,12 @@ describe("runAgent", () => {
         { type: "tool_result", tool_use_id: "toolu_test_1_2", content: "echo: b" },
       ],
     });
-    expect(events.map((event) => event.type)).toEqual(["model_reply", "tool_result", "tool_result", "model_reply"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "model_reply",
+      "tool_result",
+      "tool_result",
+      "model_reply",
+    ]);
   });
 
   test("tool failures, unknown tools and bad input go back to the model as error results", async () => {
@@ -106,8 +132,14 @@ describe("runAgent", () => {
     expect(results).toEqual([
       expect.objectContaining({ content: "no match for that text", is_error: true }),
       expect.objectContaining({ content: "crash failed: disk on fire", is_error: true }),
-      expect.objectContaining({ content: expect.stringContaining('unknown tool "nope"'), is_error: true }),
-      expect.objectContaining({ content: expect.stringContaining('echo: "text" is required'), is_error: true }),
+      expect.objectContaining({
+        content: expect.stringContaining('unknown tool "nope"'),
+        is_error: true,
+      }),
+      expect.objectContaining({
+        content: expect.stringContaining('echo: "text" is required'),
+        is_error: true,
+      }),
     ]);
   });
 
@@ -124,7 +156,13 @@ describe("runAgent", () => {
     expect(model.requests).toHaveLength(3);
     expect(result.status).toBe("max_steps");
     expect(result.steps).toBe(3);
-    expect(events.at(-1)).toEqual({ type: "limit_reached", step: 3, limit: "max_steps", used: 3, max: 3 });
+    expect(events.at(-1)).toEqual({
+      type: "limit_reached",
+      step: 3,
+      limit: "max_steps",
+      used: 3,
+      max: 3,
+    });
   });
 
   test("max_tokens: stops at the call whose usage crosses the limit, without running its tools", async () => {
@@ -138,13 +176,27 @@ describe("runAgent", () => {
 
     expect(model.requests).toHaveLength(2);
     expect(result).toMatchObject({ status: "max_tokens", steps: 2 });
-    expect(result.usage).toEqual({ inputTokens: 900, outputTokens: 150, cacheCreationInputTokens: 20, cacheReadInputTokens: 30 });
+    expect(result.usage).toEqual({
+      inputTokens: 900,
+      outputTokens: 150,
+      cacheCreationInputTokens: 20,
+      cacheReadInputTokens: 30,
+    });
     expect(events.filter((event) => event.type === "tool_result")).toHaveLength(1);
-    expect(events.at(-1)).toEqual({ type: "limit_reached", step: 2, limit: "max_tokens", used: 1100, max: 1000 });
+    expect(events.at(-1)).toEqual({
+      type: "limit_reached",
+      step: 2,
+      limit: "max_tokens",
+      used: 1100,
+      max: 1000,
+    });
   });
 
   test("a budget spent exactly refuses the next call", async () => {
-    const model = recordingModel(reply().toolUse("echo", { text: "1" }).usage(60, 40), reply().text("never"));
+    const model = recordingModel(
+      reply().toolUse("echo", { text: "1" }).usage(60, 40),
+      reply().text("never"),
+    );
     const result = await run(model, { maxTokens: 100 }).promise;
 
     expect(model.requests).toHaveLength(1);
@@ -160,7 +212,10 @@ describe("runAgent", () => {
 
     expect(result.status).toBe("timeout");
     expect(model.requests).toHaveLength(1);
-    expect(events.find((event) => event.type === "tool_result")).toMatchObject({ block: { is_error: true } });
+    expect(events.find((event) => event.type === "tool_result")).toMatchObject({
+      block: { is_error: true },
+    });
+    expect(events.at(-1)).toMatchObject({ type: "limit_reached", limit: "timeout", step: 1 });
   });
 
   test("a cancelled run before the first call makes no call", async () => {
@@ -181,7 +236,11 @@ describe("runAgent", () => {
     };
     const result = await run(model).promise;
 
-    expect(result).toMatchObject({ status: "error", steps: 1, error: "model API error 401: invalid x-api-key" });
+    expect(result).toMatchObject({
+      status: "error",
+      steps: 1,
+      error: "model API error 401: invalid x-api-key",
+    });
   });
 
   test("replies running out is an error naming the replies", async () => {

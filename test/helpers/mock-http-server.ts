@@ -22,14 +22,24 @@ export async function startMockHttpServer(): Promise<MockHttpServer> {
     request.on("end", () => {
       if (request.method !== "POST" || !request.url?.startsWith("/v1/messages")) {
         response.writeHead(404, { "content-type": "application/json" });
-        response.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: request.url } }));
+        response.end(
+          JSON.stringify({
+            type: "error",
+            error: { type: "not_found_error", message: request.url },
+          }),
+        );
         return;
       }
       requests.push(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>);
       const item = queue.shift();
       if (item === undefined) {
         response.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
-        response.end(JSON.stringify({ type: "error", error: { type: "api_error", message: "mock server: no reply queued" } }));
+        response.end(
+          JSON.stringify({
+            type: "error",
+            error: { type: "api_error", message: "mock server: no reply queued" },
+          }),
+        );
       } else if (isHttpFailure(item)) {
         response.writeHead(item.status, { "content-type": "application/json", ...item.headers });
         response.end(JSON.stringify(item.body));

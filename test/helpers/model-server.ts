@@ -47,12 +47,18 @@ export function useModelServer(): ModelServer {
 export function respond(item: Scripted | undefined): Response {
   if (item === undefined) {
     return HttpResponse.json(
-      { type: "error", error: { type: "api_error", message: "test model server: no reply queued" } },
+      {
+        type: "error",
+        error: { type: "api_error", message: "test model server: no reply queued" },
+      },
       { status: 500, headers: { "x-should-retry": "false" } },
     );
   }
   if (isHttpFailure(item)) {
-    return HttpResponse.json(item.body as Record<string, unknown>, { status: item.status, headers: item.headers ?? {} });
+    return HttpResponse.json(item.body as Record<string, unknown>, {
+      status: item.status,
+      headers: item.headers ?? {},
+    });
   }
   return new HttpResponse(toSse(item), { headers: { "content-type": "text/event-stream" } });
 }

@@ -1,7 +1,12 @@
 import type { ApiMessage, AssistantBlock } from "../../src/model/model-client.js";
 
 /** A scripted HTTP failure, served instead of a reply. */
-export type HttpFailure = { kind: "http_error"; status: number; body: unknown; headers?: Record<string, string> };
+export type HttpFailure = {
+  kind: "http_error";
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+};
 
 /** What a mock model server serves for one request. */
 export type Scripted = ApiMessage | HttpFailure;
@@ -11,7 +16,12 @@ let messageCounter = 0;
 /** Fluent builder for one model reply: `reply().text("…").toolUse("bash", {command}).usage(120, 40)`. */
 export class ReplyBuilder {
   readonly #content: AssistantBlock[] = [];
-  #usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  #usage = {
+    input_tokens: 10,
+    output_tokens: 5,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
   #stopReason: string | undefined;
   #toolCount = 0;
 
@@ -22,7 +32,12 @@ export class ReplyBuilder {
 
   toolUse(name: string, input: Record<string, unknown>, id?: string): this {
     this.#toolCount += 1;
-    this.#content.push({ type: "tool_use", id: id ?? `toolu_test_${messageCounter + 1}_${this.#toolCount}`, name, input });
+    this.#content.push({
+      type: "tool_use",
+      id: id ?? `toolu_test_${messageCounter + 1}_${this.#toolCount}`,
+      name,
+      input,
+    });
     return this;
   }
 
@@ -63,11 +78,21 @@ export function reply(): ReplyBuilder {
 }
 
 /** A scripted HTTP error, e.g. `httpError(429, {...}, {"retry-after": "0"})`. */
-export function httpError(status: number, body?: unknown, headers?: Record<string, string>): HttpFailure {
+export function httpError(
+  status: number,
+  body?: unknown,
+  headers?: Record<string, string>,
+): HttpFailure {
   return {
     kind: "http_error",
     status,
-    body: body ?? { type: "error", error: { type: status === 429 ? "rate_limit_error" : "api_error", message: `scripted ${status}` } },
+    body: body ?? {
+      type: "error",
+      error: {
+        type: status === 429 ? "rate_limit_error" : "api_error",
+        message: `scripted ${status}`,
+      },
+    },
     ...(headers === undefined ? {} : { headers }),
   };
 }
@@ -76,34 +101,70 @@ export function httpError(status: number, body?: unknown, headers?: Record<strin
 export function toSse(message: ApiMessage): string {
   const usage = message.usage;
   const events: Array<[string, unknown]> = [
-    ["message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }],
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      },
+    ],
   ];
   message.content.forEach((block, index) => {
     if (block.type === "text") {
-      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
+      events.push([
+        "content_block_start",
+        { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+      ]);
       const text = String(block.text);
       const half = Math.ceil(text.length / 2);
       for (const part of [text.slice(0, half), text.slice(half)].filter((piece) => piece !== "")) {
-        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: part } }]);
+        events.push([
+          "content_block_delta",
+          { type: "content_block_delta", index, delta: { type: "text_delta", text: part } },
+        ]);
       }
     } else if (block.type === "tool_use") {
-      events.push(["content_block_start", { type: "content_block_start", index, content_block: { ...block, input: {} } }]);
+      events.push([
+        "content_block_start",
+        { type: "content_block_start", index, content_block: { ...block, input: {} } },
+      ]);
       const json = JSON.stringify(block.input);
       const half = Math.ceil(json.length / 2);
       for (const part of [json.slice(0, half), json.slice(half)]) {
-        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } }]);
+        events.push([
+          "content_block_delta",
+          {
+            type: "content_block_delta",
+            index,
+            delta: { type: "input_json_delta", partial_json: part },
+          },
+        ]);
       }
     } else {
-      events.push(["content_block_start", { type: "content_block_start", index, content_block: block }]);
+      events.push([
+        "content_block_start",
+        { type: "content_block_start", index, content_block: block },
+      ]);
     }
     events.push(["content_block_stop", { type: "content_block_stop", index }]);
   });
   events.push([
     "message_delta",
-    { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+    {
+      type: "message_delta",
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    },
   ]);
   events.push(["message_stop", { type: "message_stop" }]);
-  return events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join("");
+  return events
+    .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    .join("");
 }
 
 /** Tells a scripted failure from a reply (replies have open-ended keys, so `in` can't). */

@@ -21,7 +21,10 @@ export async function tmpWorkspace(
   }
   if (options.git === true) {
     const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root, stdio: "pipe" });
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+        cwd: root,
+        stdio: "pipe",
+      });
     git("init", "-q");
     git("add", "-A");
     git("commit", "-q", "--allow-empty", "-m", "init");

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, test } from "vitest";
 import { createBashTool, MAX_BASH_BUFFER_CHARS } from "../../src/tools/bash.js";
+import { waitUntilGone } from "../helpers/processes.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
@@ -9,29 +10,6 @@ const ctxFor = (root: string, signal = new AbortController().signal) => ({
   workspaceRoot: root,
   signal,
 });
-
-/**
- * Whether `pid` still runs. A killed process whose parent died stays a zombie until PID 1 reaps
- * it, and some sandboxes' PID 1 never does, so a zombie counts as gone (Linux only).
- */
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ESRCH") return false;
-    throw error;
-  }
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-  return !/^\d+ \(.*\) Z /.test(stat);
-}
-
-async function waitUntilGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 40; i++) {
-    if (!(await isRunning(pid))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return false;
-}
 
 async function readPid(path: string): Promise<number> {
   return Number((await readFile(path, "utf8")).trim());

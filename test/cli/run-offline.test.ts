@@ -1,0 +1,94 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { applyPatchToCopy, readSummary, readTranscript, treeContents } from "../helpers/outputs.js";
+import { runCli } from "../helpers/run-cli.js";
+
+let out: string;
+beforeEach(async () => {
+  out = await mkdtemp(join(tmpdir(), "agent-run-out-"));
+});
+afterEach(async () => {
+  await rm(out, { recursive: true, force: true });
+});
+
+const EXAMPLES = {
+  "fix-failing-test": "fixtures/workspaces/calculator",
+  "add-farewell": "fixtures/workspaces/greeter",
+  "rename-function": "fixtures/workspaces/calculator",
+} as const;
+
+describe("agent-run --offline tasks/*.yaml (the README's first command)", () => {
+  test("runs every example task to completed, leaving the originals untouched", async () => {
+    const before = await treeContents("fixtures/workspaces");
+    const run = await runCli(["--offline", "tasks/*.yaml", "--out", out]);
+
+    expect(run.stderr).not.toMatch(/internal error/);
+    expect(run.exitCode).toBe(0);
+    for (const name of Object.keys(EXAMPLES)) {
+      const summary = await readSummary(join(out, name));
+      expect(summary).toMatchObject({ name, status: "completed", error: null });
+    }
+    expect(await treeContents("fixtures/workspaces")).toEqual(before);
+    expect(run.stdout).toMatch(/total\s+3\/3 completed/);
+  });
+
+  test.each(Object.entries(EXAMPLES))(
+    "%s: changes.patch applied to the original reproduces the final workspace",
+    async (name, workspace) => {
+      const run = await runCli(["--offline", `tasks/${name}.yaml`, "--out", out]);
+      expect(run.exitCode).toBe(0);
+
+      const runDir = join(out, name);
+      const summary = await readSummary(runDir);
+      const numstat = await applyPatchToCopy(
+        workspace,
+        join(out, "applied"),
+        resolve(runDir, "changes.patch"),
+      );
+      expect(await treeContents(join(out, "applied"))).toEqual(
+        await treeContents(join(runDir, "workspace")),
+      );
+      const changed = summary.changed_files as Array<{
+        path: string;
+        additions: number;
+        deletions: number;
+      }>;
+      expect(changed.length).toBeGreaterThan(0);
+      expect(
+        new Map(
+          changed.map((file) => [file.path, [String(file.additions), String(file.deletions)]]),
+        ),
+      ).toEqual(numstat);
+    },
+  );
+
+  test("the transcript starts with init, alternates assistant and user lines, and ends with the result", async () => {
+    await runCli(["--offline", "tasks/fix-failing-test.yaml", "--out", out]);
+    const lines = await readTranscript(join(out, "fix-failing-test"));
+
+    expect(lines[0]).toMatchObject({ type: "system", subtype: "init", schema_version: 1 });
+    expect(lines.map((line) => line.type)).toEqual([
+      "system",
+      ...Array.from({ length: 4 }, () => ["assistant", "user"]).flat(),
+      "assistant",
+      "result",
+    ]);
+    expect(lines.at(-1)).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      status: "completed",
+      num_turns: 5,
+      usage: { input_tokens: 2695, output_tokens: 315 },
+    });
+    const bashResults = lines.filter((line) => line.type === "user" && line.tool_name === "bash");
+    expect(bashResults.map((line) => line.exit_code)).toEqual([0, 0]);
+    const lastBash = JSON.stringify(bashResults.at(-1));
+    expect(lastBash).toContain("# pass 2");
+    expect(
+      await readFile(join(out, "fix-failing-test", "workspace", "src", "math.js"), "utf8"),
+    ).toContain("return a + b;");
+  });
+});

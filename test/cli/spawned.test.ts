@@ -1,0 +1,139 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { startMockHttpServer } from "../helpers/mock-http-server.js";
+import { applyPatchToCopy, readSummary, readTranscript } from "../helpers/outputs.js";
+import { waitUntilGone } from "../helpers/processes.js";
+import { reply } from "../helpers/replies.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+const BIN = resolve("bin/agent-run.js");
+
+type Spawned = {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+};
+
+/** Spawns the built `agent-run` binary (run `npm run build` first; `npm test` does). */
+function spawnCli(args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>(
+    (resolveDone) => {
+      child.on("close", (code) => resolveDone({ code, stdout, stderr }));
+    },
+  );
+  return { child, done };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "agent-run-spawn-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => {
+  test("runs a multi-step task to completion through ANTHROPIC_BASE_URL", async () => {
+    expect(existsSync(join("dist", "cli", "main.js")), "run `npm run build` before the tests").toBe(
+      true,
+    );
+    await using server = await startMockHttpServer();
+    await using ws = await tmpWorkspace({
+      files: { "src/app.js": "export const x = 1;\nexport const y = 2;\n", "notes.txt": "old\n" },
+    });
+    server.queue(
+      reply()
+        .text("Reading first.")
+        .toolUse("list_files", { path: "." })
+        .toolUse("read_file", { path: "src/app.js" }),
+      reply()
+        .toolUse("edit_file", {
+          path: "src/app.js",
+          old_text: "export const y = 2;",
+          new_text: "export const y = 3;",
+        })
+        .toolUse("write_file", { path: "src/new/z.js", content: "export const z = 0;\n" })
+        .toolUse("bash", { command: "rm notes.txt && ls -R" }),
+      reply().text("Changed y, added z.js, removed notes.txt."),
+    );
+    const task = join(dir, "task.yaml");
+    await writeFile(task, `name: spawned\nprompt: Do the change.\nworkspace: ${ws.root}\n`);
+    const { done } = spawnCli([task, "--out", join(dir, "out")], {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: server.url,
+    });
+    const result = await done;
+
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(result.stderr).toMatch(/\[spawned\] step 2 bash: rm notes.txt && ls -R \(exit 0, /);
+    expect(result.stdout).toMatch(/spawned\s+completed\s+3/);
+
+    const runDir = join(dir, "out", "spawned");
+    expect(await readFile(ws.path("src/app.js"), "utf8")).toContain("y = 2");
+    expect(existsSync(ws.path("notes.txt"))).toBe(true);
+    const summary = await readSummary(runDir);
+    expect(summary.changed_files).toEqual([
+      { path: "notes.txt", status: "deleted", additions: 0, deletions: 1, binary: false },
+      { path: "src/app.js", status: "modified", additions: 1, deletions: 1, binary: false },
+      { path: "src/new/z.js", status: "added", additions: 1, deletions: 0, binary: false },
+    ]);
+    const numstat = await applyPatchToCopy(
+      ws.root,
+      join(dir, "applied"),
+      join(runDir, "changes.patch"),
+    );
+    expect(numstat).toEqual(
+      new Map([
+        ["notes.txt", ["0", "1"]],
+        ["src/app.js", ["1", "1"]],
+        ["src/new/z.js", ["1", "0"]],
+      ]),
+    );
+    expect(await readFile(join(dir, "applied", "src/app.js"), "utf8")).toBe(
+      await readFile(join(runDir, "workspace", "src/app.js"), "utf8"),
+    );
+  });
+
+  test("SIGTERM cancels the running task, kills its command and closes the transcript (exit 143)", async () => {
+    await using server = await startMockHttpServer();
+    await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
+    server.queue(
+      reply().toolUse("bash", { command: "echo $$ > pid.txt; sleep 60" }),
+      reply().text("never"),
+    );
+    const task = join(dir, "task.yaml");
+    await writeFile(task, `name: cancel-me\nprompt: Wait.\nworkspace: ${ws.root}\n`);
+    const { child, done } = spawnCli([task, "--out", join(dir, "out")], {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: server.url,
+    });
+    const pidFile = join(dir, "out", "cancel-me", "workspace", "pid.txt");
+    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 50));
+    const shellPid = Number((await readFile(pidFile, "utf8")).trim());
+    child.kill("SIGTERM");
+    const result = await done;
+
+    expect(result.code).toBe(143);
+    const lines = await readTranscript(join(dir, "out", "cancel-me"));
+    expect(lines.at(-1)).toMatchObject({ type: "result", status: "cancelled", is_error: true });
+    expect(await readSummary(join(dir, "out", "cancel-me"))).toMatchObject({ status: "cancelled" });
+    expect(await waitUntilGone(shellPid)).toBe(true);
+  });
+});
