@@ -1,6 +1,6 @@
 import yargs from "yargs";
 import type { RunStatus } from "../agent/events.js";
-import { AgentRunError, ConfigError } from "../errors.js";
+import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import { type CliIo, processIo } from "./io.js";
 import { parseRunOptions, RUN_FLAGS } from "./options.js";
@@ -56,12 +56,14 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     const batch = await runCommand(runOptions, io, controller.signal);
     return signalExit ?? exitCodeFor(batch.summaries.map((summary) => summary.status));
   } catch (error) {
+    if (error instanceof TaskFileError) {
+      const count = error.problems.length;
+      io.writeErr(`agent-run: ${count} ${count === 1 ? "problem" : "problems"} in the task files; nothing was run`);
+      io.writeErr(error.message);
+      return error.exitCode;
+    }
     if (error instanceof AgentRunError) {
-      io.writeErr(
-        error.exitCode === EXIT.usage
-          ? `agent-run: ${error.message}`
-          : `agent-run: error: ${error.message}`,
-      );
+      io.writeErr(`agent-run: ${error.message}`);
       return error.exitCode;
     }
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

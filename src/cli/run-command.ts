@@ -47,10 +47,12 @@ export async function runCommand(
   const baseEnv = buildCommandEnv(io.env, apiKey);
   const startedAt = performance.now();
   const summaries = await mapWithConcurrency(tasks, options.concurrency, async (task) => {
-    progress.onTaskStart(task.name);
+    const modelName = modelFor(task, options, io.env);
+    const where = options.isInPlace ? `in place in ${task.workspace}` : `on a copy in ${relative(io.cwd, outDir) || "."}/${task.name}/workspace`;
+    progress.onTaskStart(task.name, `${modelName}${options.isOffline ? ", offline" : ""}, ${where}`);
     const summary = await runTask({
       task,
-      modelName: modelFor(task, options, io.env),
+      modelName,
       model: models(task),
       outDir,
       inPlace: options.isInPlace,

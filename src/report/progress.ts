@@ -11,7 +11,8 @@ export type ProgressOptions = {
 
 /** Live progress for stderr: one plain line per tool call, retry, limit and task end. */
 export type ProgressReporter = {
-  onTaskStart(name: string): void;
+  /** `detail`: the model and where the agent works, e.g. `claude-sonnet-5-5, offline, copy in agent-runs/x/workspace`. */
+  onTaskStart(name: string, detail: string): void;
   onEvent(name: string, event: AgentEvent): void;
   onTaskEnd(summary: TaskSummary): void;
 };
@@ -27,8 +28,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const paint = (code: string, text: string) => (options.isColor ? `${code}${text}${RESET}` : text);
   const say = (name: string, text: string) => options.write(`${paint(DIM, `[${name}]`)} ${text}`);
   return {
-    onTaskStart(name) {
-      say(name, "started");
+    onTaskStart(name, detail) {
+      say(name, `started (${detail})`);
     },
     onEvent(name, event) {
       switch (event.type) {
@@ -45,7 +46,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
             }
           }
           if (!event.reply.content.some((block) => block.type === "tool_use")) {
-            say(name, `step ${event.step} reply (${formatDuration(event.durationMs)})`);
+            const text = event.reply.content.flatMap((block) => (block.type === "text" && typeof block.text === "string" ? [block.text] : [])).join(" ");
+            say(name, `step ${event.step} final reply (${formatDuration(event.durationMs)}): ${oneLine(text, 100)}`);
           }
           return;
         }
@@ -85,11 +87,15 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     },
     onTaskEnd(summary) {
       const colour = summary.status === "completed" ? GREEN : RED;
-      const figures = `${summary.steps} steps, ${formatCount(totalTokens(summary.usage))} tokens, ${formatCost(summary.costUsd)}, ${summary.changedFiles.length} files changed, ${formatDuration(summary.durationMs)}`;
+      const figures = `${summary.steps} steps, ${formatCount(totalTokens(summary.usage))} tokens, ${formatCost(summary.costUsd)}, ${plural(summary.changedFiles.length, "file")} changed, ${formatDuration(summary.durationMs)}`;
       const reason = summary.error === undefined ? "" : `: ${oneLine(summary.error, 300)}`;
       say(summary.name, `${paint(colour, summary.status)} (${figures})${reason}`);
     },
   };
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /** A short form of a tool call's input for the log. */
