@@ -1,0 +1,133 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "agent-run-bad-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const CORPUS = "fixtures/bad-tasks";
+
+describe("bad input: exit 2, a message naming the file and the place, nothing run or written", () => {
+  test("every file of the bad-task corpus is reported, each with file:line:col", async () => {
+    const files = (await readdir(CORPUS)).filter((file) => file.endsWith(".yaml")).sort();
+    const out = join(dir, "out");
+    const run = await runCli(["--offline", `${CORPUS}/*.yaml`, "--out", out]);
+
+    expect(files.length).toBeGreaterThanOrEqual(10);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(
+      `agent-run: ${files.length} problems in the task files; nothing was run`,
+    );
+    for (const file of files) {
+      expect(run.stderr).toMatch(
+        new RegExp(`^${CORPUS}/${file.replace(".", "\\.")}:\\d+:\\d+: `, "m"),
+      );
+    }
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  test.each([
+    [
+      "max-steps-not-a-number.yaml",
+      'max-steps-not-a-number.yaml:5:14: limits.max_steps: expected a positive integer, got "ten"',
+    ],
+    [
+      "unknown-limit-key.yaml",
+      'unknown-limit-key.yaml:5:3: limits.max_step: unknown field "max_step" (did you mean "max_steps"?)',
+    ],
+    ["missing-prompt.yaml", "missing-prompt.yaml:2:1: prompt: required field is missing"],
+    [
+      "workspace-missing.yaml",
+      'workspace-missing.yaml:3:12: workspace: folder "fixtures/bad-tasks/no-such-folder" does not exist',
+    ],
+  ])("%s, alone, gives exit 2 and its message", async (file, message) => {
+    const run = await runCli(["--offline", `${CORPUS}/${file}`, "--out", join(dir, "out")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`${CORPUS}/${message}`);
+  });
+
+  test("one bad file stops the whole batch before any task starts", async () => {
+    const out = join(dir, "out");
+    const run = await runCli([
+      "--offline",
+      "tasks/fix-failing-test.yaml",
+      `${CORPUS}/unknown-tool.yaml`,
+      "--out",
+      out,
+    ]);
+
+    expect(run.exitCode).toBe(2);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  test.each([
+    [
+      ["--max-steps", "ten", "tasks/fix-failing-test.yaml"],
+      '--max-steps: expected a positive integer, got "ten"',
+    ],
+    [
+      ["--timeout", "soon", "tasks/fix-failing-test.yaml"],
+      '--timeout: expected a duration such as 90s, 10m or 1h, got "soon"',
+    ],
+    [
+      ["--concurrency", "0", "tasks/fix-failing-test.yaml"],
+      '--concurrency: expected a positive integer, got "0"',
+    ],
+    [["tasks/fix-failing-test.yaml", "--bogus"], "Unknown argument: bogus"],
+    [[], "Not enough non-option arguments"],
+    [["nothing-here/*.yaml"], "nothing-here/*.yaml: matched no task files"],
+    [["no-such-task.yaml"], "no-such-task.yaml:1:1: file not found"],
+  ])("usage error %j", async (argv, message) => {
+    const run = await runCli(["--offline", ...argv, "--out", join(dir, "out")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(existsSync(join(dir, "out"))).toBe(false);
+  });
+
+  test("--offline with a task that has no replies file names the task file and the fix", async () => {
+    const task = join(dir, "live-only.yaml");
+    await writeFile(task, `prompt: Go.\nworkspace: ${dir}\n`);
+    const run = await runCli([
+      "--offline",
+      task,
+      "--out",
+      join(dir, "..", `${dir.split("/").pop()}-out`),
+    ]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(
+      `${task}: task "live-only" has no \`replies\` file, so it cannot run --offline`,
+    );
+  });
+
+  test("an --out inside a task's workspace is refused (the copy would nest)", async () => {
+    const task = join(dir, "t.yaml");
+    await writeFile(task, `prompt: Go.\nworkspace: .\nreplies: r.yaml\n`);
+    await writeFile(join(dir, "r.yaml"), "- content: [{ type: text, text: done }]\n");
+    const run = await runCli(["--offline", task, "--out", join(dir, "runs")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/--out .*runs is inside the workspace of task "t"/);
+  });
+
+  test("a malformed replies file is a task-file error with its line", async () => {
+    await writeFile(join(dir, "t.yaml"), `prompt: Go.\nworkspace: ws\nreplies: r.yaml\n`);
+    await mkdir(join(dir, "ws"));
+    await writeFile(join(dir, "r.yaml"), "- content:\n    - type: tool_use\n      input: {}\n");
+    const run = await runCli(["--offline", join(dir, "t.yaml"), "--out", join(dir, "out")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/r\.yaml:\d+:\d+: 0\.content\.0/);
+  });
+});
