@@ -58,7 +58,9 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   } catch (error) {
     if (error instanceof TaskFileError) {
       const count = error.problems.length;
-      io.writeErr(`agent-run: ${count} ${count === 1 ? "problem" : "problems"} in the task files; nothing was run`);
+      io.writeErr(
+        `agent-run: ${count} ${count === 1 ? "problem" : "problems"} in the task files; nothing was run`,
+      );
       io.writeErr(error.message);
       return error.exitCode;
     }

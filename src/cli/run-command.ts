@@ -48,8 +48,13 @@ export async function runCommand(
   const startedAt = performance.now();
   const summaries = await mapWithConcurrency(tasks, options.concurrency, async (task) => {
     const modelName = modelFor(task, options, io.env);
-    const where = options.isInPlace ? `in place in ${task.workspace}` : `on a copy in ${relative(io.cwd, outDir) || "."}/${task.name}/workspace`;
-    progress.onTaskStart(task.name, `${modelName}${options.isOffline ? ", offline" : ""}, ${where}`);
+    const where = options.isInPlace
+      ? `in place in ${task.workspace}`
+      : `on a copy in ${relative(io.cwd, outDir) || "."}/${task.name}/workspace`;
+    progress.onTaskStart(
+      task.name,
+      `${modelName}${options.isOffline ? ", offline" : ""}, ${where}`,
+    );
     const summary = await runTask({
       task,
       modelName,

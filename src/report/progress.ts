@@ -46,8 +46,15 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
             }
           }
           if (!event.reply.content.some((block) => block.type === "tool_use")) {
-            const text = event.reply.content.flatMap((block) => (block.type === "text" && typeof block.text === "string" ? [block.text] : [])).join(" ");
-            say(name, `step ${event.step} final reply (${formatDuration(event.durationMs)}): ${oneLine(text, 100)}`);
+            const text = event.reply.content
+              .flatMap((block) =>
+                block.type === "text" && typeof block.text === "string" ? [block.text] : [],
+              )
+              .join(" ");
+            say(
+              name,
+              `step ${event.step} final reply (${formatDuration(event.durationMs)}): ${oneLine(text, 100)}`,
+            );
           }
           return;
         }
