@@ -1,14 +1,14 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { AgentEvent, RunResult } from "./agent/events.js";
+import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
 import { runAgent } from "./agent/run-agent.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
-import type { ModelClient } from "./model/model-client.js";
+import { type ModelClient, ZERO_USAGE } from "./model/model-client.js";
 import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
 import { summaryJson, type TaskSummary } from "./report/summary.js";
 import type { Task } from "./task/schema.js";
 import { createTools } from "./tools/index.js";
-import { eventLine, initLine, resultLine } from "./transcript/lines.js";
+import { eventLine, type InitInfo, initLine, resultLine } from "./transcript/lines.js";
 import { TranscriptWriter } from "./transcript/writer.js";
 import { AGENT_RUN_VERSION } from "./version.js";
 import { type ChangedFile, diffSnapshots } from "./workspace/changes.js";
@@ -39,55 +39,30 @@ export type RunTaskOptions = {
  */
 export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const { task } = options;
+  const startedAt = performance.now();
   const runDir = join(options.outDir, task.name);
   await rm(runDir, { recursive: true, force: true });
   await mkdir(runDir, { recursive: true });
-  const gitDir = join(runDir, ".snapshot.git");
   const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"));
   const system = buildSystemPrompt(task.system);
+  const problems: string[] = [];
+  const snapshots = {
+    gitDir: join(runDir, ".snapshot.git"),
+    excludePaths: options.inPlace ? [runDir] : [],
+  };
 
-  let workspacePath = task.workspace;
-  let before: Snapshot | undefined;
+  const prepared = options.signal.aborted
+    ? undefined
+    : await prepare(options, runDir, snapshots).catch((error: unknown) => {
+        problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+        return undefined;
+      });
+  const workspacePath = prepared?.workspace ?? task.workspace;
+  transcript.write(initLine(initInfo(options, system, workspacePath, prepared?.before)));
+
   let result: RunResult | undefined;
   let changedFiles: ChangedFile[] = [];
-  const problems: string[] = [];
-  const startedAt = performance.now();
-
-  try {
-    workspacePath = (
-      await prepareWorkspace({ source: task.workspace, runDir, inPlace: options.inPlace })
-    ).path;
-    before = await snapshotWorkspace({ workspace: workspacePath, gitDir });
-  } catch (error) {
-    problems.push(`could not prepare the workspace: ${messageOf(error)}`);
-  }
-
-  transcript.write(
-    initLine({
-      agentRunVersion: AGENT_RUN_VERSION,
-      model: options.modelName,
-      system,
-      tools: task.tools,
-      task: {
-        name: task.name,
-        file: task.file,
-        prompt: task.prompt,
-        system: task.system,
-        limits: task.limits,
-        bash: { timeoutMs: task.bash.timeoutMs, envKeys: Object.keys(task.bash.env) },
-        replies: task.replies,
-      },
-      workspace: {
-        source: task.workspace,
-        path: workspacePath,
-        inPlace: options.inPlace,
-        contentHash: before === undefined ? null : contentHash(before),
-      },
-      offline: options.offline,
-    }),
-  );
-
-  if (before !== undefined) {
+  if (prepared !== undefined) {
     result = await runAgentUnderTimeout(options, system, workspacePath, (event) => {
       transcript.write(eventLine(event));
       options.onEvent?.(event);
@@ -95,18 +70,22 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
       problems.push(`internal error: ${messageOf(error)}`);
       return undefined;
     });
-    try {
-      const after = await snapshotWorkspace({ workspace: workspacePath, gitDir });
-      const diff = await diffSnapshots({ workspace: workspacePath, gitDir, before, after });
-      changedFiles = diff.changedFiles;
-      await writeFileAtomic(join(runDir, "changes.patch"), diff.patch);
-    } catch (error) {
+    changedFiles = await collectChanges(
+      runDir,
+      { workspace: workspacePath, ...snapshots },
+      prepared.before,
+    ).catch((error: unknown) => {
       problems.push(`could not compute the changed files: ${messageOf(error)}`);
-    }
+      return [];
+    });
   }
-  await rm(gitDir, { recursive: true, force: true });
+  await rm(snapshots.gitDir, { recursive: true, force: true });
 
-  const final = finalResult(result, problems, performance.now() - startedAt);
+  const elapsedMs = performance.now() - startedAt;
+  const final =
+    options.signal.aborted && prepared === undefined && problems.length === 0
+      ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
+      : finalResult(result, problems, elapsedMs);
   const costUsd = estimateCostUsd(options.prices, options.modelName, final.usage);
   transcript.write(
     resultLine({
@@ -139,6 +118,72 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     `${JSON.stringify(summaryJson(summary), null, 2)}\n`,
   );
   return summary;
+}
+
+type SnapshotPlace = { gitDir: string; excludePaths: string[] };
+
+/** Copies (or adopts) the workspace and records its starting state. */
+async function prepare(
+  options: RunTaskOptions,
+  runDir: string,
+  place: SnapshotPlace,
+): Promise<{ workspace: string; before: Snapshot }> {
+  const { path } = await prepareWorkspace({
+    source: options.task.workspace,
+    runDir,
+    inPlace: options.inPlace,
+  });
+  const before = await snapshotWorkspace({ workspace: path, ...place });
+  return { workspace: path, before };
+}
+
+/** Diffs the workspace against its starting state and writes `changes.patch`. */
+async function collectChanges(
+  runDir: string,
+  place: SnapshotPlace & { workspace: string },
+  before: Snapshot,
+): Promise<ChangedFile[]> {
+  const after = await snapshotWorkspace(place);
+  const diff = await diffSnapshots({
+    workspace: place.workspace,
+    gitDir: place.gitDir,
+    before,
+    after,
+  });
+  await writeFileAtomic(join(runDir, "changes.patch"), diff.patch);
+  return diff.changedFiles;
+}
+
+/** The init line's facts: the task as resolved, and where and from what state it starts. */
+function initInfo(
+  options: RunTaskOptions,
+  system: string,
+  workspacePath: string,
+  before: Snapshot | undefined,
+): InitInfo {
+  const { task } = options;
+  return {
+    agentRunVersion: AGENT_RUN_VERSION,
+    model: options.modelName,
+    system,
+    tools: task.tools,
+    task: {
+      name: task.name,
+      file: task.file,
+      prompt: task.prompt,
+      system: task.system,
+      limits: task.limits,
+      bash: { timeoutMs: task.bash.timeoutMs, envKeys: Object.keys(task.bash.env) },
+      replies: task.replies,
+    },
+    workspace: {
+      source: task.workspace,
+      path: workspacePath,
+      inPlace: options.inPlace,
+      contentHash: before === undefined ? null : contentHash(before),
+    },
+    offline: options.offline,
+  };
 }
 
 /** Runs the loop with the task's wall-clock timeout and the batch's cancellation folded into one signal. */
@@ -181,23 +226,23 @@ function finalResult(
   elapsedMs: number,
 ): RunResult {
   if (problems.length === 0 && result !== undefined) return result;
-  const base: RunResult = result ?? {
-    status: "error",
+  const base = result ?? emptyResult("error", undefined, elapsedMs);
+  const errors = [base.error, ...problems].filter((text): text is string => text !== undefined);
+  return { ...base, status: "error", error: errors.join("; ") };
+}
+
+/** A result for a run that made no model call. */
+function emptyResult(status: RunStatus, error: string | undefined, elapsedMs: number): RunResult {
+  return {
+    status,
     steps: 0,
-    usage: {
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheCreationInputTokens: 0,
-      cacheReadInputTokens: 0,
-    },
+    usage: ZERO_USAGE,
     finalText: "",
     stopReason: null,
     durationMs: Math.round(elapsedMs),
     apiDurationMs: 0,
-    error: undefined,
+    error,
   };
-  const errors = [base.error, ...problems].filter((text): text is string => text !== undefined);
-  return { ...base, status: "error", error: errors.join("; ") };
 }
 
 async function writeFileAtomic(path: string, content: string): Promise<void> {

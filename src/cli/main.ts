@@ -34,6 +34,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   const io = options.io ?? processIo();
   const controller = new AbortController();
   let signalExit: number | undefined;
+  if (options.signal?.aborted === true) controller.abort("cancelled");
   options.signal?.addEventListener("abort", () => controller.abort("cancelled"), { once: true });
   const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
     if (signalExit !== undefined) {

@@ -1,5 +1,6 @@
-import { access, mkdir, readFile } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { constants } from "node:fs";
+import { access, mkdir, readdir, readFile } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { glob } from "tinyglobby";
 import { ConfigError } from "../errors.js";
 import { createAnthropicModel } from "../model/anthropic.js";
@@ -37,7 +38,7 @@ export async function runCommand(
     ? await scriptedModels(tasks)
     : liveModels(tasks, apiKey, io.env);
   const outDir = resolve(io.cwd, options.outDir);
-  await prepareOutDir(outDir, tasks, options.isInPlace);
+  await prepareOutDir(outDir, tasks, options);
 
   const progress = createProgressReporter({
     write: io.writeErr,
@@ -163,30 +164,57 @@ async function loadPrices(file: string | undefined, cwd: string): Promise<PriceT
   return parsePriceFile(text, file);
 }
 
-/** Creates the output folder and refuses an --out inside a task's workspace (the copy would nest). */
+/**
+ * Creates the output folder. Refuses, before anything runs: an --out inside a task's workspace
+ * (the copy would nest), a task folder that exists but is not an earlier run's (it would be
+ * replaced), and --in-place tasks sharing a workspace at --concurrency above 1.
+ */
 async function prepareOutDir(
   outDir: string,
   tasks: readonly Task[],
-  isInPlace: boolean,
+  options: RunOptions,
 ): Promise<void> {
-  if (!isInPlace) {
+  for (const task of tasks) {
+    const rel = relative(task.workspace, outDir);
+    if (!options.isInPlace && (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel)))) {
+      throw new ConfigError(
+        `--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}); choose an output folder outside it`,
+      );
+    }
+    const runDir = join(outDir, task.name);
+    if (!(await isReplaceable(runDir))) {
+      throw new ConfigError(
+        `${runDir} exists and is not an agent-run output folder, so it will not be replaced; choose another --out or remove it`,
+      );
+    }
+  }
+  if (options.isInPlace && options.concurrency > 1) {
+    const seen = new Map<string, string>();
     for (const task of tasks) {
-      const rel = relative(task.workspace, outDir);
-      if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) {
+      const other = seen.get(task.workspace);
+      if (other !== undefined) {
         throw new ConfigError(
-          `--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}); choose an output folder outside it`,
+          `tasks "${other}" and "${task.name}" both work in place in ${task.workspace}; run them one at a time with --concurrency 1`,
         );
       }
+      seen.set(task.workspace, task.name);
     }
   }
   try {
     await mkdir(outDir, { recursive: true });
-    await access(outDir, 2);
+    await access(outDir, constants.W_OK);
   } catch (error) {
     throw new ConfigError(
       `cannot write to the output folder ${outDir}: ${(error as Error).message}; choose another with --out`,
     );
   }
+}
+
+/** A task folder may be replaced when it is missing, empty, or holds an earlier run's outputs. */
+async function isReplaceable(runDir: string): Promise<boolean> {
+  const entries = await readdir(runDir).catch(() => undefined);
+  if (entries === undefined || entries.length === 0) return true;
+  return entries.includes("transcript.jsonl") || entries.includes("summary.json");
 }
 
 /** Runs `work` over `items` with at most `limit` at once, keeping the input order in the result. */

@@ -1,0 +1,96 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { readSummary, readTranscript } from "../helpers/outputs.js";
+import { runCli } from "../helpers/run-cli.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+const REPLIES = `- content:
+    - { type: tool_use, name: edit_file, input: { path: a.txt, old_text: old, new_text: new } }
+- content: [{ type: text, text: done }]
+`;
+
+describe("--in-place and the output folder", () => {
+  test("--in-place edits the original; a run folder inside the workspace is not part of the change", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "a.txt": "old\n",
+        "tasks/t.yaml": "prompt: Go.\nworkspace: ..\nreplies: r.yaml\n",
+        "tasks/r.yaml": REPLIES,
+      },
+      git: true,
+    });
+    const out = ws.path("agent-runs");
+    const run = await runCli(["--offline", "--in-place", ws.path("tasks/t.yaml"), "--out", out]);
+
+    expect(run.exitCode).toBe(0);
+    expect(await readFile(ws.path("a.txt"), "utf8")).toBe("new\n");
+    const summary = await readSummary(join(out, "t"));
+    expect(summary.workspace).toBe(ws.root);
+    expect(summary.changed_files).toEqual([
+      { path: "a.txt", status: "modified", additions: 1, deletions: 1, binary: false },
+    ]);
+    expect(existsSync(join(out, "t", "workspace"))).toBe(false);
+    expect(existsSync(join(out, "t", ".snapshot.git"))).toBe(false);
+    const init = (await readTranscript(join(out, "t")))[0];
+    expect(init).toMatchObject({ task: { workspace: { in_place: true, path: ws.root } } });
+  });
+
+  test("a folder in --out that is not an earlier run's is never replaced", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "w/a.txt": "old\n",
+        "t.yaml": "prompt: Go.\nworkspace: w\nreplies: r.yaml\n",
+        "r.yaml": REPLIES,
+      },
+    });
+    await mkdir(ws.path("out/t"), { recursive: true });
+    await writeFile(ws.path("out/t/precious.txt"), "keep me");
+    const run = await runCli(["--offline", ws.path("t.yaml"), "--out", ws.path("out")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/out\/t exists and is not an agent-run output folder/);
+    expect(await readFile(ws.path("out/t/precious.txt"), "utf8")).toBe("keep me");
+  });
+
+  test("an earlier run's folder is replaced by the new run", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "w/a.txt": "old\n",
+        "t.yaml": "prompt: Go.\nworkspace: w\nreplies: r.yaml\n",
+        "r.yaml": REPLIES,
+      },
+    });
+    const argv = ["--offline", ws.path("t.yaml"), "--out", ws.path("out")];
+    expect((await runCli(argv)).exitCode).toBe(0);
+    await writeFile(ws.path("out/t/stale.txt"), "from before");
+
+    expect((await runCli(argv)).exitCode).toBe(0);
+    expect(existsSync(ws.path("out/t/stale.txt"))).toBe(false);
+    expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
+  });
+
+  test("a batch cancelled before a task starts records it as cancelled without running it", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "w/a.txt": "old\n",
+        "t.yaml": "prompt: Go.\nworkspace: w\nreplies: r.yaml\n",
+        "r.yaml": REPLIES,
+      },
+    });
+    const controller = new AbortController();
+    controller.abort();
+    const run = await runCli(["--offline", ws.path("t.yaml"), "--out", ws.path("out")], {
+      signal: controller.signal,
+    });
+
+    expect(run.exitCode).toBe(1);
+    expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "cancelled", steps: 0 });
+    expect((await readTranscript(ws.path("out/t"))).map((line) => line.type)).toEqual([
+      "system",
+      "result",
+    ]);
+    expect(existsSync(ws.path("out/t/workspace"))).toBe(false);
+  });
+});
