@@ -52,3 +52,8 @@ export class TranscriptError extends AgentRunError {
     super(message, { code: "transcript", exitCode: 2, cause });
   }
 }
+
+/** The message of anything thrown, for wrapping into a clearer error. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

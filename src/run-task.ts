@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
 import { runAgent } from "./agent/run-agent.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
+import { messageOf } from "./errors.js";
 import { type ModelClient, ZERO_USAGE } from "./model/model-client.js";
 import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
 import { summaryJson, type TaskSummary } from "./report/summary.js";
@@ -63,10 +64,23 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   let result: RunResult | undefined;
   let changedFiles: ChangedFile[] = [];
   if (prepared !== undefined) {
-    result = await runAgentUnderTimeout(options, system, workspacePath, (event) => {
-      transcript.write(eventLine(event));
+    const transcriptFailed = new AbortController();
+    const record = (event: AgentEvent) => {
+      try {
+        transcript.write(eventLine(event));
+      } catch (error) {
+        if (!transcriptFailed.signal.aborted) problems.push(messageOf(error));
+        transcriptFailed.abort("cancelled");
+      }
       options.onEvent?.(event);
-    }).catch((error: unknown) => {
+    };
+    result = await runAgentUnderTimeout(
+      options,
+      system,
+      workspacePath,
+      record,
+      transcriptFailed.signal,
+    ).catch((error: unknown) => {
       problems.push(`internal error: ${messageOf(error)}`);
       return undefined;
     });
@@ -82,20 +96,24 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   await rm(snapshots.gitDir, { recursive: true, force: true });
 
   const elapsedMs = performance.now() - startedAt;
-  const final =
+  let final =
     options.signal.aborted && prepared === undefined && problems.length === 0
       ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
       : finalResult(result, problems, elapsedMs);
   const costUsd = estimateCostUsd(options.prices, options.modelName, final.usage);
-  transcript.write(
-    resultLine({
-      result: final,
-      model: options.modelName,
-      costUsd,
-      changedFiles,
-      workspace: workspacePath,
-    }),
-  );
+  try {
+    transcript.write(
+      resultLine({
+        result: final,
+        model: options.modelName,
+        costUsd,
+        changedFiles,
+        workspace: workspacePath,
+      }),
+    );
+  } catch (error) {
+    final = finalResult(final, [messageOf(error)], elapsedMs);
+  }
   transcript.close();
 
   const summary: TaskSummary = {
@@ -186,19 +204,27 @@ function initInfo(
   };
 }
 
+/** Node timers fire at once past this (about 24.8 days); longer timeouts wait this long. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Runs the loop with the task's wall-clock timeout and the batch's cancellation folded into one signal. */
 async function runAgentUnderTimeout(
   options: RunTaskOptions,
   system: string,
   workspaceRoot: string,
   onEvent: (event: AgentEvent) => void,
+  stop: AbortSignal,
 ): Promise<RunResult> {
   const { task } = options;
   const controller = new AbortController();
   const cancel = () => controller.abort("cancelled");
-  if (options.signal.aborted) cancel();
+  if (options.signal.aborted || stop.aborted) cancel();
   options.signal.addEventListener("abort", cancel, { once: true });
-  const timer = setTimeout(() => controller.abort("timeout"), task.limits.timeoutMs);
+  stop.addEventListener("abort", cancel, { once: true });
+  const timer = setTimeout(
+    () => controller.abort("timeout"),
+    Math.min(task.limits.timeoutMs, MAX_TIMER_MS),
+  );
   try {
     return await runAgent({
       model: options.model,
@@ -216,6 +242,7 @@ async function runAgentUnderTimeout(
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener("abort", cancel);
+    stop.removeEventListener("abort", cancel);
   }
 }
 
@@ -249,8 +276,4 @@ async function writeFileAtomic(path: string, content: string): Promise<void> {
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, content);
   await rename(temp, path);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

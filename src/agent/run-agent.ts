@@ -5,11 +5,13 @@ import {
   ModelError,
   type ModelReply,
   type ToolResultBlock,
+  type ToolSpec,
   type ToolUseBlock,
 } from "../model/model-client.js";
-import { type Tool, ToolError, type ToolResult } from "../tools/define-tool.js";
+import type { Tool } from "../tools/define-tool.js";
 import { Budget, type BudgetLimits, type LimitHit } from "./budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./events.js";
+import { runToolCall } from "./run-tool-call.js";
 
 /** The reason a run's abort signal carries; anything else counts as a cancellation. */
 export type AbortReason = "timeout" | "cancelled";
@@ -28,139 +30,185 @@ export type RunAgentOptions = {
   onEvent: (event: AgentEvent) => void;
 };
 
+/** What the loop keeps between turns. */
+type RunState = {
+  options: RunAgentOptions;
+  budget: Budget;
+  toolSpecs: ToolSpec[];
+  toolsByName: ReadonlyMap<string, Tool>;
+  messages: Message[];
+  startedAt: number;
+  apiDurationMs: number;
+  lastReply: ModelReply | undefined;
+};
+
+/** Told to the model when its reply hit `max_output_tokens` before it finished. */
+export const CUT_OFF_NOTICE =
+  "Your last reply was cut off because it reached the output token limit. Continue from where it stopped; split large files into several smaller edits.";
+
 /**
  * The agent loop: call the model, run every tool call of its reply, send all results back, until
  * the model ends its turn or a limit stops it. Limit hits, model failures and aborts end the run
  * with a status; tool failures go back to the model as error results.
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
-  const { signal, onEvent } = options;
-  const startedAt = performance.now();
-  const budget = new Budget(options.limits);
-  const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const toolSpecs = options.tools.map(({ name, description, inputSchema }) => ({
-    name,
-    description,
-    inputSchema,
-  }));
-  const messages: Message[] = [{ role: "user", content: options.prompt }];
-  let lastReply: ModelReply | undefined;
-  let apiDurationMs = 0;
-
-  const end = (status: RunStatus, error?: string): RunResult => ({
-    status,
-    steps: budget.steps,
-    usage: budget.usage,
-    finalText: lastReply === undefined ? "" : textOf(lastReply.content),
-    stopReason: lastReply?.stopReason ?? null,
-    durationMs: Math.round(performance.now() - startedAt),
-    apiDurationMs: Math.round(apiDurationMs),
-    error,
-  });
-  const endAborted = () => {
-    if (abortStatus(signal) === "cancelled") return end("cancelled", "the run was cancelled");
-    const elapsedMs = Math.round(performance.now() - startedAt);
-    const max = options.limits.timeoutMs ?? elapsedMs;
-    onEvent({ type: "limit_reached", step: budget.steps, limit: "timeout", used: elapsedMs, max });
-    return end("timeout", `timeout reached: ran for ${elapsedMs} ms of ${max} ms`);
+  const state: RunState = {
+    options,
+    budget: new Budget(options.limits),
+    toolSpecs: options.tools.map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema,
+    })),
+    toolsByName: new Map(options.tools.map((tool) => [tool.name, tool])),
+    messages: [{ role: "user", content: options.prompt }],
+    startedAt: performance.now(),
+    apiDurationMs: 0,
+    lastReply: undefined,
   };
-  const endAtLimit = (hit: LimitHit, step: number) => {
-    onEvent({ type: "limit_reached", step, ...hit });
-    return end(hit.limit, `${hit.limit} reached: ${hit.used} of ${hit.max}`);
-  };
-
   for (;;) {
-    if (signal.aborted) return endAborted();
-    const callHit = budget.beforeCall();
-    if (callHit !== undefined) return endAtLimit(callHit, budget.steps);
-    const step = budget.steps;
-
-    const callStartedAt = performance.now();
-    try {
-      lastReply = await options.model.complete(
-        {
-          model: options.modelName,
-          system: options.system,
-          messages,
-          tools: toolSpecs,
-          maxOutputTokens: options.limits.maxOutputTokens,
-        },
-        { signal, onRetry: (notice) => onEvent({ type: "model_retry", step, notice }) },
-      );
-    } catch (error) {
-      if (signal.aborted) return endAborted();
-      if (error instanceof ModelError) return end("error", error.message);
-      throw error;
-    } finally {
-      apiDurationMs += performance.now() - callStartedAt;
-    }
-    onEvent({
-      type: "model_reply",
-      step,
-      reply: lastReply,
-      durationMs: Math.round(performance.now() - callStartedAt),
-    });
-    messages.push({ role: "assistant", content: lastReply.content });
-
-    const tokenHit = budget.afterReply(lastReply.usage);
-    if (tokenHit !== undefined) return endAtLimit(tokenHit, step);
-
-    const calls = lastReply.content.filter(isToolUse);
-    if (calls.length === 0) return end("completed");
-
-    const results: ToolResultBlock[] = [];
-    for (const call of calls) {
-      if (signal.aborted) return endAborted();
-      const toolStartedAt = performance.now();
-      const result = await runToolCall(call, toolsByName, options.workspaceRoot, signal);
-      const block: ToolResultBlock = {
-        type: "tool_result",
-        tool_use_id: call.id,
-        content: result.content,
-        ...(result.isError ? { is_error: true } : {}),
-      };
-      results.push(block);
-      onEvent({
-        type: "tool_result",
-        step,
-        toolName: call.name,
-        input: call.input,
-        block,
-        durationMs: Math.round(performance.now() - toolStartedAt),
-        exitCode: result.exitCode,
-      });
-    }
-    if (signal.aborted) return endAborted();
-    messages.push({ role: "user", content: results });
+    const ended = await takeTurn(state);
+    if (ended !== undefined) return ended;
   }
 }
 
-/** Runs one tool call; any throw, or an unknown tool, becomes an error result for the model. */
-async function runToolCall(
-  call: ToolUseBlock,
-  toolsByName: ReadonlyMap<string, Tool>,
-  workspaceRoot: string,
-  signal: AbortSignal,
-): Promise<ToolResult> {
-  const tool = toolsByName.get(call.name);
-  if (tool === undefined) {
-    const known = [...toolsByName.keys()].join(", ") || "none";
-    return {
-      content: `unknown tool "${call.name}"; the tools you have are: ${known}`,
-      isError: true,
-    };
-  }
+/** One turn: check the limits, call the model, run its tool calls. Returns the result once the run ends. */
+async function takeTurn(state: RunState): Promise<RunResult | undefined> {
+  const { options, budget } = state;
+  if (options.signal.aborted) return endAborted(state);
+  const callHit = budget.beforeCall();
+  if (callHit !== undefined) return endAtLimit(state, callHit, budget.steps);
+  const step = budget.steps;
+
+  const reply = await callModel(state, step);
+  if (!("message" in reply)) return reply;
+  state.messages.push({ role: "assistant", content: reply.content });
+  const tokenHit = budget.afterReply(reply.usage);
+  if (tokenHit !== undefined) return endAtLimit(state, tokenHit, step);
+
+  const calls = reply.content.filter(isToolUse);
+  if (calls.length === 0) return afterFinalReply(state, reply);
+  const results = await runToolCalls(state, step, calls, reply.stopReason === "max_tokens");
+  if (options.signal.aborted) return endAborted(state);
+  state.messages.push({ role: "user", content: results });
+  return undefined;
+}
+
+/** Calls the model; a `ModelError` or an abort ends the run (returned as a result). */
+async function callModel(state: RunState, step: number): Promise<ModelReply | RunResult> {
+  const { options } = state;
+  const startedAt = performance.now();
   try {
-    return await tool.execute(call.input, { workspaceRoot, signal });
+    state.lastReply = await options.model.complete(
+      {
+        model: options.modelName,
+        system: options.system,
+        messages: state.messages,
+        tools: state.toolSpecs,
+        maxOutputTokens: options.limits.maxOutputTokens,
+      },
+      {
+        signal: options.signal,
+        onRetry: (notice) => options.onEvent({ type: "model_retry", step, notice }),
+      },
+    );
   } catch (error) {
-    if (error instanceof ToolError) return { content: error.message, isError: true };
-    const message = error instanceof Error ? error.message : String(error);
-    return { content: `${call.name} failed: ${message}`, isError: true };
+    if (options.signal.aborted) return endAborted(state);
+    if (error instanceof ModelError) return end(state, "error", error.message);
+    throw error;
+  } finally {
+    state.apiDurationMs += performance.now() - startedAt;
+  }
+  const durationMs = Math.round(performance.now() - startedAt);
+  options.onEvent({ type: "model_reply", step, reply: state.lastReply, durationMs });
+  return state.lastReply;
+}
+
+/** A reply without tool calls ends the run, unless it was cut off or paused mid-turn. */
+function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefined {
+  switch (reply.stopReason) {
+    case "max_tokens":
+      state.messages.push({ role: "user", content: CUT_OFF_NOTICE });
+      return undefined;
+    case "pause_turn":
+      return undefined;
+    case "refusal":
+      return end(state, "error", "the model refused the request (stop_reason: refusal)");
+    default:
+      return end(state, "completed");
   }
 }
 
-function abortStatus(signal: AbortSignal): "timeout" | "cancelled" {
-  return signal.reason === "timeout" ? "timeout" : "cancelled";
+/** Runs the calls in order; a call cut off by the output limit is answered, not run. */
+async function runToolCalls(
+  state: RunState,
+  step: number,
+  calls: readonly ToolUseBlock[],
+  isLastCutOff: boolean,
+): Promise<ToolResultBlock[]> {
+  const { options } = state;
+  const results: ToolResultBlock[] = [];
+  for (const [index, call] of calls.entries()) {
+    if (options.signal.aborted) break;
+    const startedAt = performance.now();
+    const result =
+      isLastCutOff && index === calls.length - 1
+        ? {
+            content: `${call.name}: this call was cut off at the output token limit, so it was not run; send it again, smaller`,
+            isError: true,
+          }
+        : await runToolCall(call, state.toolsByName, options.workspaceRoot, options.signal);
+    const block: ToolResultBlock = {
+      type: "tool_result",
+      tool_use_id: call.id,
+      content: result.content,
+      ...(result.isError ? { is_error: true } : {}),
+    };
+    results.push(block);
+    options.onEvent({
+      type: "tool_result",
+      step,
+      toolName: call.name,
+      input: call.input,
+      block,
+      durationMs: Math.round(performance.now() - startedAt),
+      exitCode: "exitCode" in result ? result.exitCode : undefined,
+    });
+  }
+  return results;
+}
+
+function end(state: RunState, status: RunStatus, error?: string): RunResult {
+  return {
+    status,
+    steps: state.budget.steps,
+    usage: state.budget.usage,
+    finalText: state.lastReply === undefined ? "" : textOf(state.lastReply.content),
+    stopReason: state.lastReply?.stopReason ?? null,
+    durationMs: Math.round(performance.now() - state.startedAt),
+    apiDurationMs: Math.round(state.apiDurationMs),
+    error,
+  };
+}
+
+function endAborted(state: RunState): RunResult {
+  const { options, budget } = state;
+  if (options.signal.reason !== "timeout") return end(state, "cancelled", "the run was cancelled");
+  const elapsedMs = Math.round(performance.now() - state.startedAt);
+  const max = options.limits.timeoutMs ?? elapsedMs;
+  options.onEvent({
+    type: "limit_reached",
+    step: budget.steps,
+    limit: "timeout",
+    used: elapsedMs,
+    max,
+  });
+  return end(state, "timeout", `timeout reached: ran for ${elapsedMs} ms of ${max} ms`);
+}
+
+function endAtLimit(state: RunState, hit: LimitHit, step: number): RunResult {
+  state.options.onEvent({ type: "limit_reached", step, ...hit });
+  return end(state, hit.limit, `${hit.limit} reached: ${hit.used} of ${hit.max}`);
 }
 
 function isToolUse(block: AssistantBlock): block is ToolUseBlock {

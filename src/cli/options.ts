@@ -93,7 +93,8 @@ function stringFlag(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+/** The value, unless it is missing or blank (an empty env var counts as unset). */
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value;
 }
 

@@ -1,4 +1,6 @@
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import type { Readable } from "node:stream";
 import { execa } from "execa";
 import { z } from "zod";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "./define-tool.js";
@@ -88,19 +90,64 @@ async function runCommand(
   const guard = guardProcessTree(subprocess.pid, timeoutMs, ctx.signal);
   // Kill leftovers (`server &`) once the shell exits: they would hold the output pipe open.
   subprocess.once("exit", guard.kill);
+  const outputCloser = closeOutputAfterExit(subprocess, [
+    subprocess.stdout,
+    subprocess.stderr,
+    subprocess.all,
+  ]);
   try {
     const result = await subprocess;
     const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal.aborted, timeoutMs);
     const output = result.all === undefined || result.all === "" ? "(no output)" : result.all;
+    const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
     return {
-      content: `${truncateMiddle(output, maxOutputChars)}\n${outcome.line}`,
+      content: `${truncateMiddle(output, maxOutputChars)}\n${note}${outcome.line}`,
       isError: outcome.isError,
       exitCode: result.exitCode ?? null,
       timedOut: outcome.timedOut,
     };
   } finally {
+    outputCloser.stop();
     guard.stop();
   }
+}
+
+/** How long output may keep arriving after the shell has exited before the pipes are closed. */
+const OUTPUT_GRACE_MS = 300;
+
+const OUTPUT_CUT_NOTE =
+  "[output stream closed after the command exited; a background process still held it open]";
+
+/**
+ * Closes the output pipes shortly after the shell exits (on its own, or killed on timeout or
+ * cancellation). A process that left the group (`setsid`) escapes the group kill and can hold the
+ * pipes open for ever, and execa waits for them to close even after a timeout.
+ */
+function closeOutputAfterExit(
+  subprocess: Pick<ChildProcess, "once" | "off">,
+  streams: readonly (Readable | null | undefined)[],
+) {
+  let hasCutOutput = false;
+  let timer: NodeJS.Timeout | undefined;
+  const close = () => {
+    const stillOpen = streams.filter(
+      (stream): stream is Readable => stream !== null && stream !== undefined && !stream.destroyed,
+    );
+    hasCutOutput = stillOpen.length > 0;
+    // Without an error, execa treats the destroyed streams as finished and keeps what it read.
+    for (const stream of stillOpen) stream.destroy();
+  };
+  const onExit = () => {
+    timer = setTimeout(close, OUTPUT_GRACE_MS);
+  };
+  subprocess.once("exit", onExit);
+  return {
+    hasCutOutput: () => hasCutOutput,
+    stop() {
+      clearTimeout(timer);
+      subprocess.off("exit", onExit);
+    },
+  };
 }
 
 /**

@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
-import { TranscriptError } from "../errors.js";
+import { closeSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { messageOf, TranscriptError } from "../errors.js";
 
 /**
- * Appends transcript lines to a JSONL file, each written whole with one synchronous write as it
- * happens, so a killed run leaves a readable prefix. Adds `session_id`, `uuid` and `at` to each line.
+ * Appends transcript lines to a JSONL file, each written whole with synchronous writes as it
+ * happens, so a killed run leaves a readable prefix. A failed write (disk full) is cut back off,
+ * so the file never ends in half a line. Adds `session_id`, `uuid` and `at` to each line.
  */
 export class TranscriptWriter {
   readonly path: string;
   readonly sessionId: string;
   #fd: number | undefined;
+  #bytes = 0;
 
   private constructor(path: string, fd: number, sessionId: string) {
     this.path = path;
@@ -22,32 +24,30 @@ export class TranscriptWriter {
     try {
       return new TranscriptWriter(path, openSync(path, "w"), sessionId);
     } catch (error) {
-      throw new TranscriptError(
-        `cannot write the transcript ${path}: ${(error as Error).message}`,
-        error,
-      );
+      throw new TranscriptError(`cannot write the transcript ${path}: ${messageOf(error)}`, error);
     }
   }
 
-  get isOpen(): boolean {
-    return this.#fd !== undefined;
-  }
-
-  /** Writes one line; a no-op after `close`. */
+  /** Writes one line; a no-op after `close`. Throws `TranscriptError` when the line cannot be written. */
   write(line: Record<string, unknown>): void {
-    if (this.#fd === undefined) return;
+    const fd = this.#fd;
+    if (fd === undefined) return;
     const stamped = {
       ...line,
       session_id: this.sessionId,
       uuid: randomUUID(),
       at: new Date().toISOString(),
     };
-    const text = `${JSON.stringify(stamped)}\n`;
+    const bytes = Buffer.from(`${JSON.stringify(stamped)}\n`, "utf8");
     try {
-      writeSync(this.#fd, text);
+      for (let offset = 0; offset < bytes.length; ) {
+        offset += writeSync(fd, bytes, offset, bytes.length - offset, this.#bytes + offset);
+      }
+      this.#bytes += bytes.length;
     } catch (error) {
+      this.#cutBack(fd);
       throw new TranscriptError(
-        `cannot write the transcript ${this.path}: ${(error as Error).message}`,
+        `cannot write the transcript ${this.path}: ${messageOf(error)}`,
         error,
       );
     }
@@ -57,5 +57,13 @@ export class TranscriptWriter {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
     this.#fd = undefined;
+  }
+
+  #cutBack(fd: number): void {
+    try {
+      ftruncateSync(fd, this.#bytes);
+    } catch {
+      // Nothing more can be done; the reader reports a partial last line.
+    }
   }
 }

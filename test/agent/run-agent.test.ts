@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import type { AgentEvent } from "../../src/agent/events.js";
-import { runAgent } from "../../src/agent/run-agent.js";
+import { CUT_OFF_NOTICE, runAgent } from "../../src/agent/run-agent.js";
 import { type ModelClient, ModelError, type ModelRequest } from "../../src/model/model-client.js";
 import { createReplayModel } from "../../src/model/replay-model.js";
 import { defineTool, ToolError } from "../../src/tools/define-tool.js";
@@ -87,7 +87,10 @@ function run(
 describe("runAgent", () => {
   test("runs every tool call of a reply and sends all results back in one user message", async () => {
     const model = recordingModel(
-      reply().text("two calls").toolUse("echo", { text: "a" }).toolUse("echo", { text: "b" }),
+      reply()
+        .text("two calls")
+        .toolUse("echo", { text: "a" }, "ta")
+        .toolUse("echo", { text: "b" }, "tb"),
       reply().text("all done"),
     );
     const { promise, events } = run(model);
@@ -104,8 +107,8 @@ describe("runAgent", () => {
     expect(second?.messages[2]).toEqual({
       role: "user",
       content: [
-        { type: "tool_result", tool_use_id: "toolu_test_1_1", content: "echo: a" },
-        { type: "tool_result", tool_use_id: "toolu_test_1_2", content: "echo: b" },
+        { type: "tool_result", tool_use_id: "ta", content: "echo: a" },
+        { type: "tool_result", tool_use_id: "tb", content: "echo: b" },
       ],
     });
     expect(events.map((event) => event.type)).toEqual([
@@ -249,5 +252,52 @@ describe("runAgent", () => {
 
     expect(result.status).toBe("error");
     expect(result.error).toMatch(/scripted replies in test replies ran out after 1 reply/);
+  });
+
+  test("a reply cut off at max_output_tokens without tool calls is told to continue, not counted as done", async () => {
+    const model = recordingModel(
+      reply().text("Here is the first half").stop("max_tokens"),
+      reply().text("and the rest."),
+    );
+    const result = await run(model).promise;
+
+    expect(result).toMatchObject({ status: "completed", steps: 2, finalText: "and the rest." });
+    expect(model.requests[1]?.messages.at(-1)).toEqual({ role: "user", content: CUT_OFF_NOTICE });
+  });
+
+  test("a tool call cut off at max_output_tokens is answered with an error, not run", async () => {
+    const model = recordingModel(
+      reply()
+        .toolUse("echo", { text: "whole" }, "t1")
+        .toolUse("echo", { text: "cut" }, "t2")
+        .stop("max_tokens"),
+      reply().text("ok"),
+    );
+    const result = await run(model).promise;
+
+    expect(result.status).toBe("completed");
+    expect(model.requests[1]?.messages[2]?.content).toEqual([
+      { type: "tool_result", tool_use_id: "t1", content: "echo: whole" },
+      expect.objectContaining({
+        tool_use_id: "t2",
+        content: expect.stringMatching(/cut off .* not run/),
+        is_error: true,
+      }),
+    ]);
+  });
+
+  test("pause_turn calls the model again with the paused reply; refusal ends the run with an error", async () => {
+    const paused = recordingModel(
+      reply().text("thinking").stop("pause_turn"),
+      reply().text("done"),
+    );
+    const refused = recordingModel(reply().text("I can't help with that.").stop("refusal"));
+
+    expect(await run(paused).promise).toMatchObject({ status: "completed", steps: 2 });
+    expect(paused.requests[1]?.messages.at(-1)).toMatchObject({ role: "assistant" });
+    expect(await run(refused).promise).toMatchObject({
+      status: "error",
+      error: expect.stringMatching(/refus/),
+    });
   });
 });

@@ -25,6 +25,7 @@ describe("--in-place and the output folder", () => {
     const run = await runCli(["--offline", "--in-place", ws.path("tasks/t.yaml"), "--out", out]);
 
     expect(run.exitCode).toBe(0);
+    expect(run.stderr).toMatch(/warning: --out .* is inside the workspace of task "t"/);
     expect(await readFile(ws.path("a.txt"), "utf8")).toBe("new\n");
     const summary = await readSummary(join(out, "t"));
     expect(summary.workspace).toBe(ws.root);
@@ -37,7 +38,7 @@ describe("--in-place and the output folder", () => {
     expect(init).toMatchObject({ task: { workspace: { in_place: true, path: ws.root } } });
   });
 
-  test("a folder in --out that is not an earlier run's is never replaced", async () => {
+  test("a folder in --out that is not an earlier run's is never replaced (nor a file)", async () => {
     await using ws = await tmpWorkspace({
       files: {
         "w/a.txt": "old\n",
@@ -71,7 +72,7 @@ describe("--in-place and the output folder", () => {
     expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
   });
 
-  test("a batch cancelled before a task starts records it as cancelled without running it", async () => {
+  test("a batch cancelled before a task starts leaves that task's earlier outputs alone", async () => {
     await using ws = await tmpWorkspace({
       files: {
         "w/a.txt": "old\n",
@@ -79,18 +80,58 @@ describe("--in-place and the output folder", () => {
         "r.yaml": REPLIES,
       },
     });
+    const argv = ["--offline", ws.path("t.yaml"), "--out", ws.path("out")];
+    expect((await runCli(argv)).exitCode).toBe(0);
     const controller = new AbortController();
     controller.abort();
-    const run = await runCli(["--offline", ws.path("t.yaml"), "--out", ws.path("out")], {
-      signal: controller.signal,
-    });
+    const run = await runCli(argv, { signal: controller.signal });
 
     expect(run.exitCode).toBe(1);
-    expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "cancelled", steps: 0 });
-    expect((await readTranscript(ws.path("out/t"))).map((line) => line.type)).toEqual([
-      "system",
-      "result",
+    expect(run.stdout).toMatch(/^t\s+cancelled\s+0/m);
+    expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "completed", steps: 2 });
+    expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
+  });
+});
+
+describe("--in-place batches", () => {
+  test("tasks whose workspaces overlap are refused at --concurrency above 1", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "pkg/b.txt": "b\n",
+        "t.yaml": "prompt: Go.\nworkspace: .\nreplies: r.yaml\n",
+        "u.yaml": "prompt: Go.\nworkspace: pkg\nreplies: r.yaml\n",
+        "r.yaml": REPLIES,
+      },
+    });
+    const run = await runCli([
+      "--offline",
+      "--in-place",
+      "-j",
+      "2",
+      ws.path("t.yaml"),
+      ws.path("u.yaml"),
+      "--out",
+      ws.path("out"),
     ]);
-    expect(existsSync(ws.path("out/t/workspace"))).toBe(false);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(
+      /tasks "t" and "u" both work in place in overlapping folders.*--concurrency 1/,
+    );
+  });
+
+  test("a file where a task folder would go is never replaced", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "w/a.txt": "old\n",
+        "t.yaml": "prompt: Go.\nworkspace: w\nreplies: r.yaml\n",
+        "r.yaml": REPLIES,
+        "out/t": "a file",
+      },
+    });
+    const run = await runCli(["--offline", ws.path("t.yaml"), "--out", ws.path("out")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(await readFile(ws.path("out/t"), "utf8")).toBe("a file");
   });
 });

@@ -13,7 +13,6 @@ export async function runCli(
   const err: string[] = [];
   const io: CliIo = {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
-    cwd: process.cwd(),
     writeOut: (line) => out.push(line),
     writeErr: (line) => err.push(line),
     isColor: false,

@@ -11,6 +11,11 @@ const ctxFor = (root: string, signal = new AbortController().signal) => ({
   signal,
 });
 
+/** Leaves the command's process group, keeps the output pipe open and records its pid. */
+const ESCAPED_SLEEP = "setsid sh -c 'echo $$ > pid.txt; exec sleep 20'";
+const STREAM_CUT_NOTE =
+  "[output stream closed after the command exited; a background process still held it open]";
+
 async function readPid(path: string): Promise<number> {
   return Number((await readFile(path, "utf8")).trim());
 }
@@ -140,6 +145,45 @@ describe("bash", () => {
     expect(result.content).toBe("(no output)\n[exit code: 0]");
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await waitUntilGone(pid)).toBe(true);
+  });
+
+  test("a timeout returns even when an escaped (setsid) process holds the output open", async () => {
+    await using ws = await tmpWorkspace();
+    const quick = createBashTool({ timeoutMs: 1000, env });
+    const started = Date.now();
+
+    const result = await quick.execute(
+      { command: `${ESCAPED_SLEEP} & sleep 0.3; echo started; sleep 30` },
+      ctxFor(ws.root),
+    );
+
+    spawned.push(await readPid(ws.path("pid.txt")));
+    expect(result).toEqual({
+      content: `started\n${STREAM_CUT_NOTE}\n[timed out after 1s; process tree killed]`,
+      isError: true,
+      exitCode: null,
+      timedOut: true,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  test("a command returns soon after the shell exits even when an escaped process holds the output open", async () => {
+    await using ws = await tmpWorkspace();
+    const started = Date.now();
+
+    const result = await bash.execute(
+      { command: `${ESCAPED_SLEEP} & sleep 0.3; echo started` },
+      ctxFor(ws.root),
+    );
+
+    spawned.push(await readPid(ws.path("pid.txt")));
+    expect(result).toEqual({
+      content: `started\n${STREAM_CUT_NOTE}\n[exit code: 0]`,
+      isError: false,
+      exitCode: 0,
+      timedOut: false,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   test("the environment is exactly the one given: process.env does not leak", async () => {

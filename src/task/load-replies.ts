@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { TaskFileError } from "../errors.js";
-import type { ApiMessage, AssistantBlock } from "./model-client.js";
+import type { ApiMessage, AssistantBlock } from "../model/model-client.js";
 
 const BlockSchema = z.union([
   z.object({ type: z.literal("text"), text: z.string() }).strict(),

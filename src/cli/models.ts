@@ -1,0 +1,63 @@
+import { readFile } from "node:fs/promises";
+import { relative, resolve } from "node:path";
+import { ConfigError, messageOf } from "../errors.js";
+import { createAnthropicModel } from "../model/anthropic.js";
+import type { ApiMessage, ModelClient } from "../model/model-client.js";
+import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
+import { createReplayModel } from "../model/replay-model.js";
+import { loadReplies } from "../task/load-replies.js";
+import type { Task } from "../task/schema.js";
+
+/** Gives each task its model client. */
+export type ModelFactory = (task: Task) => ModelClient;
+
+/** Offline: each task plays its replies file; a task without one is an error before anything runs. */
+export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFactory> {
+  const missing = tasks.filter((task) => task.replies === undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      missing
+        .map(
+          (task) =>
+            `${task.file}: task "${task.name}" has no \`replies\` file, so it cannot run --offline; add \`replies: <file>\` to it or run without --offline`,
+        )
+        .join("\n"),
+    );
+  }
+  const replies = new Map<string, ApiMessage[]>();
+  for (const task of tasks) {
+    if (task.replies !== undefined) {
+      replies.set(
+        task.name,
+        await loadReplies(task.replies, relative(process.cwd(), task.replies)),
+      );
+    }
+  }
+  return (task) => createReplayModel(replies.get(task.name) ?? [], task.replies ?? task.file);
+}
+
+/** Live: the Messages API with the key (required) and an optional base URL (proxy, gateway). */
+export function liveModels(
+  taskCount: number,
+  apiKey: string | undefined,
+  baseURL: string | undefined,
+): ModelFactory {
+  if (apiKey === undefined) {
+    throw new ConfigError(
+      `ANTHROPIC_API_KEY is not set; export it to run ${taskCount === 1 ? "this task" : `these ${taskCount} tasks`} against the API, or add --offline to play the tasks' scripted replies`,
+    );
+  }
+  return () => createAnthropicModel({ apiKey, baseURL });
+}
+
+/** The default price table, or it overlaid with a prices file. */
+export async function loadPrices(file: string | undefined): Promise<PriceTable> {
+  if (file === undefined) return DEFAULT_PRICES;
+  let text: string;
+  try {
+    text = await readFile(resolve(file), "utf8");
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read the prices file: ${messageOf(error)}`);
+  }
+  return parsePriceFile(text, file);
+}

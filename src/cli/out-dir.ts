@@ -1,0 +1,82 @@
+import { constants } from "node:fs";
+import { access, mkdir, readdir, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative } from "node:path";
+import { ConfigError, messageOf } from "../errors.js";
+import type { Task } from "../task/schema.js";
+
+/** The file every run folder starts with; a folder holding it may be replaced by a new run. */
+const RUN_FOLDER_MARKER = "transcript.jsonl";
+
+/**
+ * Checks the output folder against the batch before anything runs, then creates it. Refuses an
+ * --out inside a task's workspace (the copy would nest), a task folder that exists but is not an
+ * earlier run's (it would be replaced), and --in-place tasks whose workspaces overlap when they
+ * could run at the same time (each would count the other's edits as its own).
+ * Returns warnings for the log.
+ */
+export async function prepareOutDir(
+  outDir: string,
+  tasks: readonly Task[],
+  options: { isInPlace: boolean; concurrency: number },
+): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const task of tasks) {
+    if (isSameOrInside(outDir, task.workspace)) {
+      if (!options.isInPlace) {
+        throw new ConfigError(
+          `--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}); choose an output folder outside it`,
+        );
+      }
+      warnings.push(
+        `--out ${outDir} is inside the workspace of task "${task.name}": agent-run leaves it out of the change, but the agent's own commands (git add -A) may not; add it to .gitignore or choose --out outside`,
+      );
+    }
+    const runDir = join(outDir, task.name);
+    if (!(await isReplaceable(runDir))) {
+      throw new ConfigError(
+        `${runDir} exists and is not an agent-run output folder, so it will not be replaced; choose another --out or remove it`,
+      );
+    }
+  }
+  if (options.isInPlace && options.concurrency > 1) await refuseOverlappingWorkspaces(tasks);
+  try {
+    await mkdir(outDir, { recursive: true });
+    await access(outDir, constants.W_OK);
+  } catch (error) {
+    throw new ConfigError(
+      `cannot write to the output folder ${outDir}: ${messageOf(error)}; choose another with --out`,
+    );
+  }
+  return warnings;
+}
+
+/** A task folder may be replaced when it does not exist, is empty, or holds an earlier run. */
+async function isReplaceable(runDir: string): Promise<boolean> {
+  try {
+    const entries = await readdir(runDir);
+    return entries.length === 0 || entries.includes(RUN_FOLDER_MARKER);
+  } catch (error) {
+    return error instanceof Error && "code" in error && error.code === "ENOENT";
+  }
+}
+
+async function refuseOverlappingWorkspaces(tasks: readonly Task[]): Promise<void> {
+  const real = await Promise.all(
+    tasks.map(async (task) => ({ task, path: await realpath(task.workspace) })),
+  );
+  for (const [index, a] of real.entries()) {
+    for (const b of real.slice(index + 1)) {
+      if (isSameOrInside(a.path, b.path) || isSameOrInside(b.path, a.path)) {
+        throw new ConfigError(
+          `tasks "${a.task.name}" and "${b.task.name}" both work in place in overlapping folders (${a.path}, ${b.path}); run them one at a time with --concurrency 1`,
+        );
+      }
+    }
+  }
+}
+
+/** Whether `path` is `folder` or somewhere below it. */
+export function isSameOrInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}

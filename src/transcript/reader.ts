@@ -1,0 +1,134 @@
+import { readFile } from "node:fs/promises";
+import type { z } from "zod";
+import { TranscriptError } from "../errors.js";
+import {
+  AssistantLineSchema,
+  InitLineSchema,
+  LimitLineSchema,
+  ResultLineSchema,
+  RetryLineSchema,
+  TRANSCRIPT_VERSION,
+  type TranscriptLine,
+  TranscriptLineSchema,
+  UserLineSchema,
+} from "./entries.js";
+
+/**
+ * Reads a `transcript.jsonl` back as validated lines. A transcript without its closing `result`
+ * line (a killed run) is returned as it is; check `isComplete`. Throws only `TranscriptError`,
+ * naming the file and line (`run/transcript.jsonl:7: not valid JSON …`).
+ */
+export async function readTranscript(path: string): Promise<TranscriptLine[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new TranscriptError(`cannot read the transcript ${path}: ${messageOf(error)}`, error);
+  }
+  return parseTranscript(text, path);
+}
+
+/** Parses a transcript's text; `path` only names the file in errors. */
+export function parseTranscript(text: string, path: string): TranscriptLine[] {
+  const rows = text.split("\n");
+  if (rows.at(-1) === "") rows.pop();
+  const fail = (index: number, message: string): never => {
+    throw new TranscriptError(`${path}:${index + 1}: ${message}`);
+  };
+  const parseJson = (index: number): unknown => {
+    try {
+      return JSON.parse(rows[index] ?? "");
+    } catch (error) {
+      const isPartialLast = index === rows.length - 1 && !text.endsWith("\n");
+      return fail(
+        index,
+        isPartialLast
+          ? "not valid JSON (a run killed mid-write leaves a partial last line)"
+          : `not valid JSON: ${messageOf(error)}`,
+      );
+    }
+  };
+
+  const first = rows.length === 0 ? undefined : parseJson(0);
+  if (kindOf(first) !== "system/init") {
+    fail(
+      0,
+      `the first line must be the system/init line${rows.length === 0 ? " (empty file)" : ""}`,
+    );
+  }
+  const version = checkVersion(first, (message) => fail(0, message));
+
+  const lines: TranscriptLine[] = [];
+  for (let index = 0; index < rows.length; index += 1) {
+    if (lines.at(-1)?.type === "result") fail(index, "a line after the result line");
+    const json = migrateLine(index === 0 ? first : parseJson(index), version);
+    const parsed = TranscriptLineSchema.safeParse(json);
+    if (!parsed.success) fail(index, describeMismatch(json));
+    else lines.push(parsed.data);
+  }
+  return lines;
+}
+
+/** Whether the run got to write its closing `result` line (a killed run did not). */
+export function isComplete(lines: readonly TranscriptLine[]): boolean {
+  return lines.at(-1)?.type === "result";
+}
+
+function checkVersion(first: unknown, fail: (message: string) => never): number {
+  const version = field(first, "schema_version");
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+    return fail(`schema_version must be a positive integer, not ${JSON.stringify(version)}`);
+  }
+  if (version > TRANSCRIPT_VERSION) {
+    return fail(
+      `schema_version ${version} is newer than this agent-run understands (${TRANSCRIPT_VERSION}); upgrade agent-run`,
+    );
+  }
+  return version;
+}
+
+/**
+ * Brings a line written by format `fromVersion` up to `TRANSCRIPT_VERSION`, before validation.
+ * Version 1 is the only version so far, so lines pass through unchanged. When a change bumps the
+ * version, add one step per version here, oldest first: `if (fromVersion < 2) line = toV2(line);`.
+ */
+function migrateLine(line: unknown, _fromVersion: number): unknown {
+  return line;
+}
+
+/** The schema for each kind of line (`type`, or `type/subtype` for `system` lines). */
+const SCHEMA_BY_KIND: Record<string, z.ZodType> = {
+  "system/init": InitLineSchema,
+  "system/api_retry": RetryLineSchema,
+  assistant: AssistantLineSchema,
+  user: UserLineSchema,
+  limit_reached: LimitLineSchema,
+  result: ResultLineSchema,
+};
+
+function kindOf(json: unknown): string | undefined {
+  const type = field(json, "type");
+  if (typeof type !== "string") return undefined;
+  return type === "system" ? `system/${String(field(json, "subtype"))}` : type;
+}
+
+/** One field of a parsed JSON object; undefined for anything else (arrays, null, strings...). */
+function field(json: unknown, name: string): unknown {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+  return Object.hasOwn(json, name) ? Reflect.get(json, name) : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Says why a line matches no line schema: by its own kind's schema, which is more precise. */
+function describeMismatch(json: unknown): string {
+  const kind = kindOf(json);
+  if (kind === undefined) return 'expected a JSON object with a string "type"';
+  const schema = SCHEMA_BY_KIND[kind];
+  if (schema === undefined) return `unknown line type "${kind}"`;
+  const issue = schema.safeParse(json).error?.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `;
+  return `${kind} line: ${where}${issue?.message ?? "invalid"}`;
+}
