@@ -1,5 +1,5 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
 import { runAgent } from "./agent/run-agent.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
@@ -63,6 +63,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
 
   let result: RunResult | undefined;
   let changedFiles: ChangedFile[] = [];
+  let patchFile: string | null = null;
   if (prepared !== undefined) {
     const transcriptFailed = new AbortController();
     const record = (event: AgentEvent) => {
@@ -84,14 +85,16 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
       problems.push(`internal error: ${messageOf(error)}`);
       return undefined;
     });
-    changedFiles = await collectChanges(
+    const changes = await collectChanges(
       runDir,
       { workspace: workspacePath, ...snapshots },
       prepared.before,
     ).catch((error: unknown) => {
       problems.push(`could not compute the changed files: ${messageOf(error)}`);
-      return [];
+      return undefined;
     });
+    changedFiles = changes ?? [];
+    patchFile = changes === undefined ? null : PATCH_FILE;
   }
   await rm(snapshots.gitDir, { recursive: true, force: true });
 
@@ -130,6 +133,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     changedFiles,
     workspace: workspacePath,
     runDir,
+    patchFile,
   };
   await writeFileAtomic(
     join(runDir, "summary.json"),
@@ -137,6 +141,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   );
   return summary;
 }
+
+const PATCH_FILE = "changes.patch";
 
 type SnapshotPlace = { gitDir: string; excludePaths: string[] };
 
@@ -168,7 +174,7 @@ async function collectChanges(
     before,
     after,
   });
-  await writeFileAtomic(join(runDir, "changes.patch"), diff.patch);
+  await writeFileAtomic(join(runDir, PATCH_FILE), diff.patch);
   return diff.changedFiles;
 }
 
@@ -232,7 +238,7 @@ async function runAgentUnderTimeout(
       system,
       prompt: task.prompt,
       tools: createTools(task.tools, {
-        bash: { timeoutMs: task.bash.timeoutMs, env: { ...options.baseEnv, ...task.bash.env } },
+        bash: { timeoutMs: task.bash.timeoutMs, env: commandEnv(options, workspaceRoot) },
       }),
       limits: task.limits,
       workspaceRoot,
@@ -244,6 +250,15 @@ async function runAgentUnderTimeout(
     options.signal.removeEventListener("abort", cancel);
     stop.removeEventListener("abort", cancel);
   }
+}
+
+/**
+ * The environment of the agent's commands. On a copy, git must not find the repository the copy
+ * sits in (the copy has no .git of its own), so discovery stops at the copy's parent.
+ */
+function commandEnv(options: RunTaskOptions, workspaceRoot: string): Record<string, string> {
+  const ceiling = options.inPlace ? {} : { GIT_CEILING_DIRECTORIES: dirname(workspaceRoot) };
+  return { ...options.baseEnv, ...ceiling, ...options.task.bash.env };
 }
 
 /** The run's result, or an `error` result when the run could not start or finish. */

@@ -7,6 +7,7 @@ import {
   type ToolResultBlock,
   type ToolSpec,
   type ToolUseBlock,
+  textOf,
 } from "../model/model-client.js";
 import type { Tool } from "../tools/define-tool.js";
 import { Budget, type BudgetLimits, type LimitHit } from "./budget.js";
@@ -213,14 +214,4 @@ function endAtLimit(state: RunState, hit: LimitHit, step: number): RunResult {
 
 function isToolUse(block: AssistantBlock): block is ToolUseBlock {
   return block.type === "tool_use";
-}
-
-/** The text blocks of a reply, joined. */
-export function textOf(content: readonly AssistantBlock[]): string {
-  return content
-    .flatMap((block) =>
-      block.type === "text" && typeof block.text === "string" ? [block.text] : [],
-    )
-    .join("\n")
-    .trim();
 }

@@ -111,7 +111,7 @@ function positiveIntFlag(flag: string, value: unknown): number | undefined {
 function durationFlag(flag: string, value: unknown): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
-  const ms = parseDuration(text);
+  const ms = parseDuration(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
   if (ms === null)
     throw new ConfigError(
       `${flag}: expected a duration such as 90s, 10m or 1h, got ${JSON.stringify(text)}`,

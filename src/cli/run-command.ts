@@ -129,6 +129,7 @@ function failed(task: Task, model: string, outDir: string, error: string): TaskS
     changedFiles: [],
     workspace: task.workspace,
     runDir: resolve(outDir, task.name),
+    patchFile: null,
   };
 }
 

@@ -123,3 +123,13 @@ export function totalTokens(usage: Usage): number {
     usage.cacheReadInputTokens
   );
 }
+
+/** The text blocks of a reply, joined: what the model "said". */
+export function textOf(content: readonly AssistantBlock[]): string {
+  return content
+    .flatMap((block) =>
+      block.type === "text" && typeof block.text === "string" ? [block.text] : [],
+    )
+    .join("\n")
+    .trim();
+}

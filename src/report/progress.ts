@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../agent/events.js";
-import { totalTokens } from "../model/model-client.js";
+import { textOf, totalTokens } from "../model/model-client.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "./format.js";
 import type { TaskSummary } from "./summary.js";
 
@@ -33,31 +33,9 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     },
     onEvent(name, event) {
       switch (event.type) {
-        case "model_reply": {
-          if (options.isVerbose) {
-            for (const block of event.reply.content) {
-              if (
-                block.type === "text" &&
-                typeof block.text === "string" &&
-                block.text.trim() !== ""
-              ) {
-                say(name, `step ${event.step} says: ${oneLine(block.text, 200)}`);
-              }
-            }
-          }
-          if (!event.reply.content.some((block) => block.type === "tool_use")) {
-            const text = event.reply.content
-              .flatMap((block) =>
-                block.type === "text" && typeof block.text === "string" ? [block.text] : [],
-              )
-              .join(" ");
-            say(
-              name,
-              `step ${event.step} final reply (${formatDuration(event.durationMs)}): ${oneLine(text, 100)}`,
-            );
-          }
+        case "model_reply":
+          for (const line of describeReply(event, options.isVerbose)) say(name, line);
           return;
-        }
         case "tool_result": {
           const outcome = [
             ...(event.exitCode === undefined ? [] : [`exit ${event.exitCode ?? "killed"}`]),
@@ -94,11 +72,31 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     },
     onTaskEnd(summary) {
       const colour = summary.status === "completed" ? GREEN : RED;
-      const figures = `${summary.steps} steps, ${formatCount(totalTokens(summary.usage))} tokens, ${formatCost(summary.costUsd)}, ${plural(summary.changedFiles.length, "file")} changed, ${formatDuration(summary.durationMs)}`;
+      const figures = `${plural(summary.steps, "step")}, ${formatCount(totalTokens(summary.usage))} tokens, ${formatCost(summary.costUsd)}, ${plural(summary.changedFiles.length, "file")} changed, ${formatDuration(summary.durationMs)}`;
       const reason = summary.error === undefined ? "" : `: ${oneLine(summary.error, 300)}`;
       say(summary.name, `${paint(colour, summary.status)} (${figures})${reason}`);
     },
   };
+}
+
+/** The log lines for a model reply: its text when it ends the turn (or always, when verbose). */
+function describeReply(
+  event: Extract<AgentEvent, { type: "model_reply" }>,
+  isVerbose: boolean,
+): string[] {
+  const text = textOf(event.reply.content);
+  const hasToolCalls = event.reply.content.some((block) => block.type === "tool_use");
+  if (hasToolCalls)
+    return isVerbose && text !== "" ? [`step ${event.step} says: ${oneLine(text, 300)}`] : [];
+  const label =
+    event.reply.stopReason === "max_tokens"
+      ? "reply cut off at the output token limit; asking the model to continue"
+      : event.reply.stopReason === "pause_turn"
+        ? "reply paused; continuing"
+        : "final reply";
+  return [
+    `step ${event.step} ${label} (${formatDuration(event.durationMs)}): ${oneLine(text, isVerbose ? 300 : 100)}`,
+  ];
 }
 
 function plural(count: number, noun: string): string {

@@ -22,6 +22,8 @@ export type TaskSummary = {
   changedFiles: ChangedFile[];
   workspace: string;
   runDir: string;
+  /** `changes.patch` inside `runDir`, or null when it could not be written. */
+  patchFile: string | null;
 };
 
 /** `summary.json`'s JSON shape (snake_case, like the transcript). */
@@ -42,6 +44,6 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     changed_files: summary.changedFiles,
     workspace: summary.workspace,
     transcript: "transcript.jsonl",
-    patch: "changes.patch",
+    patch: summary.patchFile,
   };
 }

@@ -123,7 +123,7 @@ export const TaskFileSchema = z
       .min(1, "must not be empty; remove the field to use the default model")
       .optional()
       .describe(
-        `Model id for this task. Default: the --model option, then ANTHROPIC_MODEL, then ${DEFAULT_MODEL}.`,
+        `Model id for this task. The --model option overrides it; without either, ANTHROPIC_MODEL, then ${DEFAULT_MODEL}.`,
       ),
     limits: z
       .object({
@@ -173,7 +173,7 @@ export const TaskFileSchema = z
       .min(1, "must not be empty; remove the field to use a live model")
       .optional()
       .describe(
-        "Scripted model replies (a JSONL file, relative to this task file's folder) served instead of a live model, for offline runs and tests. Default: none (live model).",
+        "Scripted model replies (a YAML or JSON list of Messages API replies, relative to this task file's folder) played instead of the API by --offline runs and tests. Default: none.",
       ),
   })
   .strict();

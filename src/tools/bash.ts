@@ -57,7 +57,7 @@ function describeBash(timeoutMs: number, maxOutputChars: number): string {
     "followed by its exit code. Each call starts a fresh shell: `cd` and variables do not carry over.",
     "stdin is closed, so interactive programs get end-of-file; pass flags like --yes instead.",
     `Commands are killed after ${formatDuration(timeoutMs)}, together with everything they started;`,
-    "background processes do not outlive the command either.",
+    "background processes are killed with it, and the call does not wait for detached ones.",
     `Output beyond ${maxOutputChars} characters is cut in the middle; pipe through head, tail or grep`,
     "to keep it short.",
   ].join(" ");
@@ -97,7 +97,7 @@ async function runCommand(
   ]);
   try {
     const result = await subprocess;
-    const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal.aborted, timeoutMs);
+    const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal, timeoutMs);
     const output = result.all === undefined || result.all === "" ? "(no output)" : result.all;
     const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
     return {
@@ -189,11 +189,15 @@ type Finished = {
 function describeOutcome(
   result: Finished,
   hasTimerFired: boolean,
-  isAborted: boolean,
+  run: AbortSignal,
   timeoutMs: number,
 ): Outcome {
   const timedOut = result.timedOut || hasTimerFired;
-  if (result.isCanceled || isAborted) return { line: "[cancelled]", isError: true, timedOut };
+  if (result.isCanceled || run.aborted) {
+    const why =
+      run.reason === "timeout" ? "the task's time limit was reached" : "the run was cancelled";
+    return { line: `[cancelled: ${why}; process tree killed]`, isError: true, timedOut };
+  }
   if (timedOut) {
     const line = `[timed out after ${formatDuration(timeoutMs)}; process tree killed]`;
     return { line, isError: true, timedOut };

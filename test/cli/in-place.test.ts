@@ -135,3 +135,25 @@ describe("--in-place batches", () => {
     expect(await readFile(ws.path("out/t"), "utf8")).toBe("a file");
   });
 });
+
+describe("the agent's commands on a copy", () => {
+  test("git in the copy does not find the repository the output folder sits in", async () => {
+    await using repo = await tmpWorkspace({
+      files: {
+        "w/a.txt": "old\n",
+        "t.yaml": "prompt: Go.\nworkspace: w\nreplies: r.yaml\n",
+        "r.yaml": `- content:
+    - { type: tool_use, name: bash, input: { command: "git rev-parse --show-toplevel" } }
+- content: [{ type: text, text: done }]
+`,
+      },
+      git: true,
+    });
+    const run = await runCli(["--offline", repo.path("t.yaml"), "--out", repo.path("runs")]);
+
+    expect(run.exitCode).toBe(0);
+    const result = (await readTranscript(repo.path("runs/t"))).find((line) => line.type === "user");
+    expect(result).toMatchObject({ exit_code: 128 });
+    expect(JSON.stringify(result)).toMatch(/not a git repository/);
+  });
+});

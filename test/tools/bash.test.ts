@@ -114,7 +114,7 @@ describe("bash", () => {
     const pid = await readPid(ws.path("pid.txt"));
     spawned.push(pid);
     expect(result).toEqual({
-      content: "started\n[cancelled]",
+      content: "started\n[cancelled: the run was cancelled; process tree killed]",
       isError: true,
       exitCode: null,
       timedOut: false,
