@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { z } from "zod";
-import { TranscriptError } from "../errors.js";
+import { messageOf, TranscriptError } from "../errors.js";
 import {
   AssistantLineSchema,
   InitLineSchema,
@@ -116,10 +116,6 @@ function kindOf(json: unknown): string | undefined {
 function field(json: unknown, name: string): unknown {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
   return Object.hasOwn(json, name) ? Reflect.get(json, name) : undefined;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Says why a line matches no line schema: by its own kind's schema, which is more precise. */

@@ -99,7 +99,7 @@ describe("readTranscript refuses a bad file with the file, the line and the reas
     const file = await transcriptFile("garbage", `${lines.join("\n")}\n`);
 
     expect(await readFailure(file)).toMatch(
-      new RegExp(`^${escape(file)}:3: not valid JSON: .*Unexpected token`),
+      new RegExp(`^${escapeRegExp(file)}:3: not valid JSON: .*Unexpected token`),
     );
   });
 
@@ -158,18 +158,20 @@ describe("readTranscript refuses a bad file with the file, the line and the reas
   test("a line after the result line", async () => {
     const file = await transcriptFile("after-result", `${[...rows, rows[1]].join("\n")}\n`);
 
-    expect(await readFailure(file)).toBe(`${file}:${rows.length + 1}: a line after the result line`);
+    expect(await readFailure(file)).toBe(
+      `${file}:${rows.length + 1}: a line after the result line`,
+    );
   });
 
   test("a file that does not exist", async () => {
     const file = join(dir, "missing.jsonl");
 
     expect(await readFailure(file)).toMatch(
-      new RegExp(`^cannot read the transcript ${escape(file)}: ENOENT`),
+      new RegExp(`^cannot read the transcript ${escapeRegExp(file)}: ENOENT`),
     );
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -1,0 +1,266 @@
+import { delay, HttpResponse, http } from "msw";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { createAnthropicModel } from "../../src/model/anthropic.js";
+import { ModelError, type ModelRequest } from "../../src/model/model-client.js";
+import { MESSAGES_URL, useModelServer } from "../helpers/model-server.js";
+import { httpError, reply, toSse } from "../helpers/replies.js";
+
+const EPHEMERAL = { type: "ephemeral" };
+
+/** A second turn: the first prompt, the model's two tool calls, and their two results. */
+const REQUEST: ModelRequest = {
+  model: "claude-sonnet-5-5",
+  system: "You are a coding agent.",
+  maxOutputTokens: 1024,
+  tools: [
+    { name: "bash", description: "Run a command", inputSchema: { properties: { command: {} } } },
+    { name: "read_file", description: "Read a file", inputSchema: { properties: { path: {} } } },
+  ],
+  messages: [
+    { role: "user", content: "Fix the tests." },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Looking." },
+        { type: "tool_use", id: "toolu_a", name: "bash", input: { command: "ls" } },
+        { type: "tool_use", id: "toolu_b", name: "read_file", input: { path: "a.txt" } },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_a", content: "a.txt" },
+        { type: "tool_result", tool_use_id: "toolu_b", content: "x", is_error: true },
+      ],
+    },
+  ],
+};
+
+function testModel() {
+  return createAnthropicModel({ apiKey: "sk-test", maxRetries: 0 });
+}
+
+function complete(signal = new AbortController().signal) {
+  return testModel().complete(REQUEST, { signal });
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe("createAnthropicModel against the msw model server", () => {
+  const api = useModelServer();
+
+  test("a streamed reply with text and two tool calls comes back normalised", async () => {
+    const message = reply()
+      .text("I'll look at both.")
+      .toolUse("bash", { command: "npm test" }, "toolu_1")
+      .toolUse("read_file", { path: "src/math.js" }, "toolu_2")
+      .usage(120, 40, 30, 500)
+      .build();
+    api.queue(message);
+
+    const result = await complete();
+
+    expect(result).toEqual({
+      content: [
+        { type: "text", text: "I'll look at both." },
+        { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "npm test" } },
+        { type: "tool_use", id: "toolu_2", name: "read_file", input: { path: "src/math.js" } },
+      ],
+      stopReason: "tool_use",
+      usage: {
+        inputTokens: 120,
+        outputTokens: 40,
+        cacheCreationInputTokens: 30,
+        cacheReadInputTokens: 500,
+      },
+      // Every field the API sent, unchanged. (The SDK adds `parsed_output: null` on top.)
+      message: expect.objectContaining(message),
+    });
+    expect(api.remaining()).toBe(0);
+  });
+
+  test("the request streams, and marks cache breakpoints on system, last tool and newest block only", async () => {
+    api.queue(reply().text("ok"));
+
+    await complete();
+
+    expect(api.requests).toHaveLength(1);
+    const body = api.requests[0];
+    expect(body).toMatchObject({ model: "claude-sonnet-5-5", max_tokens: 1024, stream: true });
+    expect(body?.system).toEqual([
+      { type: "text", text: "You are a coding agent.", cache_control: EPHEMERAL },
+    ]);
+    expect(body?.tools).toEqual([
+      {
+        name: "bash",
+        description: "Run a command",
+        input_schema: { type: "object", properties: { command: {} } },
+      },
+      {
+        name: "read_file",
+        description: "Read a file",
+        input_schema: { type: "object", properties: { path: {} } },
+        cache_control: EPHEMERAL,
+      },
+    ]);
+    expect(body?.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "Fix the tests." }] },
+      { role: "assistant", content: REQUEST.messages[1]?.content },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_a", content: "a.txt" },
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_b",
+            content: "x",
+            is_error: true,
+            cache_control: EPHEMERAL,
+          },
+        ],
+      },
+    ]);
+  });
+
+  test("a 401 is a ModelError with status 401 that points at ANTHROPIC_API_KEY", async () => {
+    api.queue(
+      httpError(401, {
+        type: "error",
+        error: { type: "authentication_error", message: "invalid x-api-key" },
+      }),
+    );
+
+    const error = await failure(complete());
+
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ status: 401, isRetryable: false });
+    expect((error as ModelError).message).toMatch(/invalid x-api-key.*ANTHROPIC_API_KEY/);
+  });
+
+  test("a 404 is a ModelError that points at the model name", async () => {
+    api.queue(
+      httpError(404, {
+        type: "error",
+        error: { type: "not_found_error", message: "model: claude-nope" },
+      }),
+    );
+
+    const error = await failure(complete());
+
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ status: 404 });
+    expect((error as ModelError).message).toMatch(/model: claude-nope.*check the model name/);
+  });
+
+  test("a 400 is a ModelError with the API's message and no hint", async () => {
+    api.queue(
+      httpError(400, {
+        type: "error",
+        error: { type: "invalid_request_error", message: "max_tokens: too large" },
+      }),
+    );
+
+    const error = await failure(complete());
+
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ status: 400, isRetryable: false });
+    expect((error as ModelError).message).toContain("max_tokens: too large");
+    expect((error as ModelError).message).not.toMatch(/check|ANTHROPIC_API_KEY/);
+  });
+});
+
+describe("createAnthropicModel when the signal aborts", () => {
+  // useModelServer serves whole replies only, so this block has its own msw server with replies
+  // that never finish.
+  const server = setupServer();
+  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  afterEach(() => server.resetHandlers());
+  afterAll(() => server.close());
+
+  test("while waiting for the response, it rejects promptly with the signal's reason", async () => {
+    const arrived = promiseWithResolve();
+    server.use(
+      http.post(MESSAGES_URL, async () => {
+        arrived.resolve();
+        await delay("infinite");
+      }),
+    );
+    const controller = new AbortController();
+    const reason = new Error("task cancelled");
+
+    const pending = failure(complete(controller.signal));
+    await arrived.promise;
+    controller.abort(reason);
+
+    expect(await settleWithin(pending, 1_000)).toBe(reason);
+  });
+
+  test("while the reply streams, it rejects promptly with the signal's reason, not a ModelError", async () => {
+    const sse = toSse(reply().text("a long answer that never ends").build());
+    const firstEvents = `${sse.split("\n\n").slice(0, 3).join("\n\n")}\n\n`;
+    const streaming = promiseWithResolve();
+    server.use(
+      http.post(MESSAGES_URL, ({ request }) => {
+        // The first events go out at once; the stream asks for more only once the client has
+        // read them, and from then on it never delivers. msw does not end a mocked body when the
+        // request is aborted after its headers (real fetch does: mswjs/interceptors#693), so the
+        // body does what the network would: it fails with the request's abort.
+        let pulls = 0;
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            request.signal.addEventListener("abort", () =>
+              controller.error(new DOMException("This operation was aborted", "AbortError")),
+            );
+          },
+          pull(controller) {
+            pulls += 1;
+            if (pulls === 1) {
+              controller.enqueue(new TextEncoder().encode(firstEvents));
+              return;
+            }
+            streaming.resolve();
+            return new Promise<void>(() => {});
+          },
+        });
+        return new HttpResponse(body, { headers: { "content-type": "text/event-stream" } });
+      }),
+    );
+    const controller = new AbortController();
+    const reason = new Error("task timed out");
+
+    const pending = failure(complete(controller.signal));
+    await streaming.promise;
+    controller.abort(reason);
+    const error = await settleWithin(pending, 1_000);
+
+    expect(error).toBe(reason);
+    expect(error).not.toBeInstanceOf(ModelError);
+  });
+});
+
+function promiseWithResolve(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+/** What `promise` settled to, or a marker string when it took longer than `ms`. */
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(`still pending after ${ms} ms`), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

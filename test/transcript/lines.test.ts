@@ -1,0 +1,309 @@
+import { describe, expect, test } from "vitest";
+import type { AgentEvent, RunResult, RunStatus } from "../../src/agent/events.js";
+import type { ModelReply } from "../../src/model/model-client.js";
+import { eventLine, type InitInfo, initLine, resultLine } from "../../src/transcript/lines.js";
+import { parseTranscript } from "../../src/transcript/reader.js";
+
+const REPLY: ModelReply = {
+  message: {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-5-5",
+    content: [
+      { type: "text", text: "Running the tests." },
+      { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "npm test" } },
+    ],
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 100, output_tokens: 20 },
+  },
+  content: [],
+  stopReason: "tool_use",
+  usage: {
+    inputTokens: 100,
+    outputTokens: 20,
+    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: 0,
+  },
+};
+
+const EVENTS = {
+  reply: { type: "model_reply", step: 1, reply: REPLY, durationMs: 1840 },
+  bashResult: {
+    type: "tool_result",
+    step: 1,
+    toolName: "bash",
+    input: { command: "npm test" },
+    block: { type: "tool_result", tool_use_id: "toolu_1", content: "fail", is_error: true },
+    durationMs: 212,
+    exitCode: 1,
+  },
+  killedBash: {
+    type: "tool_result",
+    step: 2,
+    toolName: "bash",
+    input: { command: "sleep 99" },
+    block: { type: "tool_result", tool_use_id: "toolu_2", content: "killed", is_error: true },
+    durationMs: 60_000,
+    exitCode: null,
+  },
+  readResult: {
+    type: "tool_result",
+    step: 2,
+    toolName: "read_file",
+    input: { path: "a.txt" },
+    block: { type: "tool_result", tool_use_id: "toolu_3", content: "x" },
+    durationMs: 3,
+    exitCode: undefined,
+  },
+  retry: {
+    type: "model_retry",
+    step: 2,
+    notice: { attempt: 1, maxRetries: 4, status: 529, delayMs: 600, error: "Overloaded" },
+  },
+  connectionRetry: {
+    type: "model_retry",
+    step: 2,
+    notice: { attempt: 2, maxRetries: 4, status: null, delayMs: null, error: "ECONNRESET" },
+  },
+  limit: { type: "limit_reached", step: 3, limit: "max_steps", used: 3, max: 3 },
+} satisfies Record<string, AgentEvent>;
+
+function runResult(status: RunStatus, error?: string): RunResult {
+  return {
+    status,
+    steps: 3,
+    usage: {
+      inputTokens: 2695,
+      outputTokens: 315,
+      cacheCreationInputTokens: 1650,
+      cacheReadInputTokens: 8400,
+    },
+    finalText: "Fixed it.",
+    stopReason: "end_turn",
+    durationMs: 5120,
+    apiDurationMs: 4210,
+    error,
+  };
+}
+
+function resultFor(status: RunStatus, error?: string, costUsd: number | null = 0.01342) {
+  return resultLine({
+    result: runResult(status, error),
+    model: "claude-sonnet-5-5",
+    costUsd,
+    changedFiles: [{ path: "src/math.js", status: "modified" }],
+    workspace: "/runs/x/workspace",
+  });
+}
+
+describe("eventLine", () => {
+  test("a model reply is an assistant line carrying the API message verbatim", () => {
+    expect(eventLine(EVENTS.reply)).toEqual({
+      type: "assistant",
+      message: REPLY.message,
+      parent_tool_use_id: null,
+      step: 1,
+      duration_ms: 1840,
+    });
+  });
+
+  test("a bash result is a user line with its exit code (null when killed)", () => {
+    expect([eventLine(EVENTS.bashResult), eventLine(EVENTS.killedBash)]).toEqual([
+      {
+        type: "user",
+        message: { role: "user", content: [EVENTS.bashResult.block] },
+        parent_tool_use_id: null,
+        step: 1,
+        tool_name: "bash",
+        duration_ms: 212,
+        exit_code: 1,
+      },
+      {
+        type: "user",
+        message: { role: "user", content: [EVENTS.killedBash.block] },
+        parent_tool_use_id: null,
+        step: 2,
+        tool_name: "bash",
+        duration_ms: 60_000,
+        exit_code: null,
+      },
+    ]);
+  });
+
+  test("another tool's result has no exit_code at all", () => {
+    const line = eventLine(EVENTS.readResult);
+
+    expect(line).toEqual({
+      type: "user",
+      message: { role: "user", content: [EVENTS.readResult.block] },
+      parent_tool_use_id: null,
+      step: 2,
+      tool_name: "read_file",
+      duration_ms: 3,
+    });
+    expect(Object.keys(line)).not.toContain("exit_code");
+  });
+
+  test("a retry is a system/api_retry line (status and delay null for a connection error)", () => {
+    expect([eventLine(EVENTS.retry), eventLine(EVENTS.connectionRetry)]).toEqual([
+      {
+        type: "system",
+        subtype: "api_retry",
+        step: 2,
+        attempt: 1,
+        max_retries: 4,
+        retry_delay_ms: 600,
+        error_status: 529,
+        error: "Overloaded",
+      },
+      {
+        type: "system",
+        subtype: "api_retry",
+        step: 2,
+        attempt: 2,
+        max_retries: 4,
+        retry_delay_ms: null,
+        error_status: null,
+        error: "ECONNRESET",
+      },
+    ]);
+  });
+
+  test("a limit is a limit_reached line", () => {
+    expect(eventLine(EVENTS.limit)).toEqual({
+      type: "limit_reached",
+      step: 3,
+      limit: "max_steps",
+      used: 3,
+      max: 3,
+    });
+  });
+});
+
+describe("resultLine", () => {
+  test("a completed run: the whole line", () => {
+    expect(resultFor("completed")).toEqual({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      status: "completed",
+      duration_ms: 5120,
+      duration_api_ms: 4210,
+      num_turns: 3,
+      result: "Fixed it.",
+      total_cost_usd: 0.01342,
+      usage: {
+        input_tokens: 2695,
+        output_tokens: 315,
+        cache_creation_input_tokens: 1650,
+        cache_read_input_tokens: 8400,
+      },
+      modelUsage: {
+        "claude-sonnet-5-5": {
+          inputTokens: 2695,
+          outputTokens: 315,
+          cacheReadInputTokens: 8400,
+          cacheCreationInputTokens: 1650,
+          costUSD: 0.01342,
+        },
+      },
+      permission_denials: [],
+      stop_reason: "end_turn",
+      terminal_reason: "completed",
+      changed_files: [{ path: "src/math.js", status: "modified" }],
+      workspace: "/runs/x/workspace",
+    });
+  });
+
+  test.each([
+    ["completed", "success", "completed", false],
+    ["max_steps", "error_max_turns", "max_turns", true],
+    ["max_tokens", "error_during_execution", "budget_exhausted", true],
+    ["timeout", "error_during_execution", "timeout", true],
+    ["cancelled", "error_during_execution", "cancelled", true],
+    ["error", "error_during_execution", "api_error", true],
+  ] as const)(
+    "status %s → subtype %s, terminal_reason %s, is_error %s",
+    (status, subtype, terminalReason, isError) => {
+      expect(resultFor(status)).toMatchObject({
+        status,
+        subtype,
+        terminal_reason: terminalReason,
+        is_error: isError,
+      });
+    },
+  );
+
+  test("errors appears only when the run has an error, as a one-item list", () => {
+    const failed = resultFor("error", "model API error 500: boom");
+    const completed = resultFor("completed");
+
+    expect(failed.errors).toEqual(["model API error 500: boom"]);
+    expect(Object.keys(completed)).not.toContain("errors");
+  });
+
+  test("an unknown price is a null cost in both places", () => {
+    expect(resultFor("completed", undefined, null)).toMatchObject({
+      total_cost_usd: null,
+      modelUsage: { "claude-sonnet-5-5": { costUSD: null } },
+    });
+  });
+});
+
+describe("the written shapes read back through the reader's schemas", () => {
+  test("init, every event line and every result line, stamped as the writer stamps them", () => {
+    const stamp = { session_id: "s", uuid: "u", at: "2026-11-29T18:40:00.000Z" };
+    const statuses: RunStatus[] = [
+      "completed",
+      "max_steps",
+      "max_tokens",
+      "timeout",
+      "cancelled",
+      "error",
+    ];
+    const linesFor = (last: Record<string, unknown>) => [
+      initLine(INIT),
+      ...Object.values(EVENTS).map((event) => eventLine(event)),
+      last,
+    ];
+    for (const status of statuses) {
+      const text = linesFor(resultFor(status, "why"))
+        .map((line) => `${JSON.stringify({ ...line, ...stamp })}\n`)
+        .join("");
+
+      const lines = parseTranscript(text, `${status}.jsonl`);
+
+      expect(lines.map((line) => line.type)).toEqual([
+        "system",
+        "assistant",
+        "user",
+        "user",
+        "user",
+        "system",
+        "system",
+        "limit_reached",
+        "result",
+      ]);
+    }
+  });
+});
+
+const INIT: InitInfo = {
+  agentRunVersion: "0.1.0",
+  model: "claude-sonnet-5-5",
+  system: "You are a coding agent.",
+  tools: ["bash", "read_file"],
+  task: {
+    name: "fix",
+    file: "tasks/fix.yaml",
+    prompt: "Fix it.",
+    system: undefined,
+    limits: { maxSteps: 12, maxTokens: 200_000, maxOutputTokens: 8192, timeoutMs: 300_000 },
+    bash: { timeoutMs: 60_000, envKeys: ["CI"] },
+    replies: undefined,
+  },
+  workspace: { source: "/src", path: "/runs/fix/workspace", inPlace: false, contentHash: null },
+  offline: true,
+};
