@@ -42,4 +42,6 @@ export type AgentEvent =
       durationMs: number;
       exitCode: number | null | undefined;
     }
-  | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number };
+  | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number }
+  /** A message the runner itself sent the model (e.g. "your reply was cut off; continue"). */
+  | { type: "runner_message"; step: number; text: string };

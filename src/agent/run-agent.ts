@@ -130,6 +130,11 @@ function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefi
   switch (reply.stopReason) {
     case "max_tokens":
       state.messages.push({ role: "user", content: CUT_OFF_NOTICE });
+      state.options.onEvent({
+        type: "runner_message",
+        step: state.budget.steps,
+        text: CUT_OFF_NOTICE,
+      });
       return undefined;
     case "pause_turn":
       return undefined;

@@ -86,7 +86,11 @@ function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
 }
 
 function toReply(message: Anthropic.Message): ModelReply {
-  const apiMessage = JSON.parse(JSON.stringify(message)) as ApiMessage;
+  // The SDK's stream helper adds `parsed_output`; the transcript keeps what the API sent.
+  const { parsed_output: _added, ...wire } = message as Anthropic.Message & {
+    parsed_output?: unknown;
+  };
+  const apiMessage = JSON.parse(JSON.stringify(wire)) as ApiMessage;
   return {
     message: apiMessage,
     content: apiMessage.content as AssistantBlock[],
@@ -177,7 +181,25 @@ function describeApiError(error: APIError): string {
       : error.status === 404
         ? " (check the model name and ANTHROPIC_BASE_URL)"
         : "";
-  return `model API error ${error.status ?? ""}: ${error.message}${hint}`
+  return `model API error ${error.status ?? ""}: ${apiErrorMessage(error)}${hint}`
     .replace(/\s+/g, " ")
     .trim();
+}
+
+/** The API's own words from an error body (`{"error": {"type", "message"}}`), else the SDK's message. */
+function apiErrorMessage(error: APIError): string {
+  const body: unknown = error.error;
+  if (typeof body === "object" && body !== null && "error" in body) {
+    const inner: unknown = body.error;
+    if (
+      typeof inner === "object" &&
+      inner !== null &&
+      "message" in inner &&
+      typeof inner.message === "string"
+    ) {
+      const type = "type" in inner && typeof inner.type === "string" ? ` (${inner.type})` : "";
+      return `${inner.message}${type}`;
+    }
+  }
+  return error.message;
 }

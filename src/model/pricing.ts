@@ -85,7 +85,7 @@ export function parsePriceFile(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(
-      `${file}: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}; expected {"<model>": {"input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3}} in USD per million tokens`,
+      `${file}: ${issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `}${issue?.message ?? "invalid"}; expected {"<model>": {"input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3}} in USD per million tokens`,
     );
   }
   const table: Record<string, Price> = { ...base };

@@ -52,8 +52,9 @@ export const UserLineSchema = z.looseObject({
   }),
   parent_tool_use_id: z.null(),
   step: z.number().int().positive(),
-  tool_name: z.string(),
-  duration_ms: z.number(),
+  /** Present on tool results; absent on a text message the runner sent (a cut-off notice). */
+  tool_name: z.string().optional(),
+  duration_ms: z.number().optional(),
   ...Common,
 });
 

@@ -91,6 +91,13 @@ export function eventLine(event: AgentEvent): Record<string, unknown> {
         error_status: event.notice.status,
         error: event.notice.error,
       };
+    case "runner_message":
+      return {
+        type: "user",
+        message: { role: "user", content: [{ type: "text", text: event.text }] },
+        parent_tool_use_id: null,
+        step: event.step,
+      };
     case "limit_reached":
       return {
         type: "limit_reached",

@@ -259,9 +259,11 @@ describe("runAgent", () => {
       reply().text("Here is the first half").stop("max_tokens"),
       reply().text("and the rest."),
     );
-    const result = await run(model).promise;
+    const { promise, events } = run(model);
+    const result = await promise;
 
     expect(result).toMatchObject({ status: "completed", steps: 2, finalText: "and the rest." });
+    expect(events).toContainEqual({ type: "runner_message", step: 1, text: CUT_OFF_NOTICE });
     expect(model.requests[1]?.messages.at(-1)).toEqual({ role: "user", content: CUT_OFF_NOTICE });
   });
 
