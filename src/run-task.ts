@@ -1,14 +1,13 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
-import { runAgent } from "./agent/run-agent.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
 import { messageOf } from "./errors.js";
 import { type ModelClient, ZERO_USAGE } from "./model/model-client.js";
 import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
 import { summaryJson, type TaskSummary } from "./report/summary.js";
+import { runAgentWithLimits } from "./run-agent-with-limits.js";
 import type { Task } from "./task/schema.js";
-import { createTools } from "./tools/index.js";
 import { eventLine, type InitInfo, initLine, resultLine } from "./transcript/lines.js";
 import { TranscriptWriter } from "./transcript/writer.js";
 import { AGENT_RUN_VERSION } from "./version.js";
@@ -75,7 +74,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
       }
       options.onEvent?.(event);
     };
-    result = await runAgentUnderTimeout(
+    result = await runAgentWithLimits(
       options,
       system,
       workspacePath,
@@ -208,57 +207,6 @@ function initInfo(
     },
     offline: options.offline,
   };
-}
-
-/** Node timers fire at once past this (about 24.8 days); longer timeouts wait this long. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Runs the loop with the task's wall-clock timeout and the batch's cancellation folded into one signal. */
-async function runAgentUnderTimeout(
-  options: RunTaskOptions,
-  system: string,
-  workspaceRoot: string,
-  onEvent: (event: AgentEvent) => void,
-  stop: AbortSignal,
-): Promise<RunResult> {
-  const { task } = options;
-  const controller = new AbortController();
-  const cancel = () => controller.abort("cancelled");
-  if (options.signal.aborted || stop.aborted) cancel();
-  options.signal.addEventListener("abort", cancel, { once: true });
-  stop.addEventListener("abort", cancel, { once: true });
-  const timer = setTimeout(
-    () => controller.abort("timeout"),
-    Math.min(task.limits.timeoutMs, MAX_TIMER_MS),
-  );
-  try {
-    return await runAgent({
-      model: options.model,
-      modelName: options.modelName,
-      system,
-      prompt: task.prompt,
-      tools: createTools(task.tools, {
-        bash: { timeoutMs: task.bash.timeoutMs, env: commandEnv(options, workspaceRoot) },
-      }),
-      limits: task.limits,
-      workspaceRoot,
-      signal: controller.signal,
-      onEvent,
-    });
-  } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener("abort", cancel);
-    stop.removeEventListener("abort", cancel);
-  }
-}
-
-/**
- * The environment of the agent's commands. On a copy, git must not find the repository the copy
- * sits in (the copy has no .git of its own), so discovery stops at the copy's parent.
- */
-function commandEnv(options: RunTaskOptions, workspaceRoot: string): Record<string, string> {
-  const ceiling = options.inPlace ? {} : { GIT_CEILING_DIRECTORIES: dirname(workspaceRoot) };
-  return { ...options.baseEnv, ...ceiling, ...options.task.bash.env };
 }
 
 /** The run's result, or an `error` result when the run could not start or finish. */

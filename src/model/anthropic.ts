@@ -2,7 +2,6 @@ import type { Middleware } from "@anthropic-ai/sdk";
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type {
   ApiMessage,
-  AssistantBlock,
   CompleteOptions,
   Message,
   ModelClient,
@@ -93,7 +92,7 @@ function toReply(message: Anthropic.Message): ModelReply {
   const apiMessage = JSON.parse(JSON.stringify(wire)) as ApiMessage;
   return {
     message: apiMessage,
-    content: apiMessage.content as AssistantBlock[],
+    content: apiMessage.content,
     stopReason: message.stop_reason,
     usage: toUsage(message.usage),
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError, messageOf } from "../errors.js";
 import type { Usage } from "./model-client.js";
 
 /** USD per million tokens, by kind of token. Cache writes are the 5-minute kind we request. */
@@ -79,7 +79,7 @@ export function parsePriceFile(
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(`${file}: not valid JSON: ${messageOf(error)}`);
   }
   const parsed = PriceFileSchema.safeParse(json);
   if (!parsed.success) {

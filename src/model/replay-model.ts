@@ -1,10 +1,4 @@
-import {
-  type ApiMessage,
-  type AssistantBlock,
-  type ModelClient,
-  ModelError,
-  type Usage,
-} from "./model-client.js";
+import { type ApiMessage, type ModelClient, ModelError, type Usage } from "./model-client.js";
 
 /**
  * Plays recorded or scripted replies in order, ignoring the request: the model for `--offline`
@@ -24,7 +18,7 @@ export function createReplayModel(replies: readonly ApiMessage[], source: string
       next += 1;
       return {
         message,
-        content: message.content as AssistantBlock[],
+        content: message.content,
         stopReason: message.stop_reason,
         usage: usageOf(message.usage),
       };

@@ -74,7 +74,7 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let current = value;
   for (const key of path) {
     if (typeof current !== "object" || current === null) return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
+    current = Reflect.get(current, key);
   }
   return current;
 }
