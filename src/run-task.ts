@@ -133,6 +133,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     workspace: workspacePath,
     runDir,
     patchFile,
+    checks: [],
+    passed: final.status === "completed",
   };
   await writeFileAtomic(
     join(runDir, "summary.json"),

@@ -130,6 +130,8 @@ function failed(task: Task, model: string, outDir: string, error: string): TaskS
     workspace: task.workspace,
     runDir: resolve(outDir, task.name),
     patchFile: null,
+    checks: [],
+    passed: false,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { RunStatus } from "../agent/events.js";
+import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
 import { usageLine } from "../transcript/lines.js";
@@ -24,6 +25,10 @@ export type TaskSummary = {
   runDir: string;
   /** `changes.patch` inside `runDir`, or null when it could not be written. */
   patchFile: string | null;
+  /** The task's checks, evaluated after the agent stopped (empty when it has none). */
+  checks: CheckResult[];
+  /** Completed, and every check passed. */
+  passed: boolean;
 };
 
 /** `summary.json`'s JSON shape (snake_case, like the transcript). */
@@ -33,6 +38,7 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     name: summary.name,
     task_file: summary.taskFile,
     status: summary.status,
+    passed: summary.passed,
     error: summary.error ?? null,
     model: summary.model,
     steps: summary.steps,
@@ -45,5 +51,14 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     workspace: summary.workspace,
     transcript: "transcript.jsonl",
     patch: summary.patchFile,
+    checks: summary.checks.map((check) => ({
+      name: check.name,
+      kind: check.kind,
+      passed: check.passed,
+      message: check.message,
+      output: check.output,
+      line: check.line,
+      duration_ms: check.durationMs,
+    })),
   };
 }

@@ -1,0 +1,43 @@
+/** The kinds of check a task file can declare under `checks:`. */
+export const CHECK_KINDS = [
+  "run",
+  "file_exists",
+  "file_absent",
+  "file_contains",
+  "file_matches",
+  "changed_files",
+  "final_text_matches",
+] as const;
+
+export type CheckKind = (typeof CHECK_KINDS)[number];
+
+/** A check as resolved from the task file: what to verify, and where it was written (for annotations). */
+export type Check =
+  | { kind: "run"; name: string; line: number; command: string; timeoutMs: number }
+  | { kind: "file_exists"; name: string; line: number; path: string }
+  | { kind: "file_absent"; name: string; line: number; path: string }
+  | { kind: "file_contains"; name: string; line: number; path: string; text: string }
+  | { kind: "file_matches"; name: string; line: number; path: string; pattern: string }
+  | {
+      kind: "changed_files";
+      name: string;
+      line: number;
+      only: string[] | undefined;
+      must: string[] | undefined;
+      max: number | undefined;
+    }
+  | { kind: "final_text_matches"; name: string; line: number; pattern: string };
+
+/** One check's outcome, as `summary.json`, the transcript and the reports show it. */
+export type CheckResult = {
+  name: string;
+  kind: CheckKind;
+  passed: boolean;
+  /** Why it passed or failed, in a sentence (`src/app.js does not contain "export"`). */
+  message: string;
+  /** The command's output for `run` checks (capped), else null. */
+  output: string | null;
+  /** The check's line in the task file. */
+  line: number;
+  durationMs: number;
+};
