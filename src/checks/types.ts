@@ -1,3 +1,5 @@
+import type { ChangedFile } from "../workspace/changes.js";
+
 /** The kinds of check a task file can declare under `checks:`. */
 export const CHECK_KINDS = [
   "run",
@@ -41,3 +43,20 @@ export type CheckResult = {
   line: number;
   durationMs: number;
 };
+
+/** What checks see of a finished run: they read the workspace and run commands in it, nothing else. */
+export type CheckContext = {
+  /** Absolute path of the final workspace: commands run here, file paths are relative to it. */
+  workspace: string;
+  /** What the run changed, as the summary reports it. */
+  changedFiles: readonly ChangedFile[];
+  /** The agent's last message ("" when it wrote none). */
+  finalText: string;
+  /** The complete environment of `run` commands; the caller leaves out the API key. */
+  baseEnv: Record<string, string>;
+  /** Kills running `run` commands; pass a fresh one, not the signal the task's timeout already aborted. */
+  signal: AbortSignal;
+};
+
+/** What evaluating one check yields; `runChecks` adds the name, kind, line and duration. */
+export type CheckOutcome = { passed: boolean; message: string; output: string | null };

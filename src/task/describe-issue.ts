@@ -124,16 +124,22 @@ function nestedHome(
   return undefined;
 }
 
-/** The field names of the object schema at `path` (through `.optional()`), or none. */
+/** The field names of the object schema at `path` (through `.optional()` and list items), or none. */
 function fieldNamesAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
   let current: z.core.$ZodType | undefined = schema;
-  for (const segment of path) {
-    const object = asObject(current);
-    current =
-      object === undefined || typeof segment !== "string" ? undefined : object.shape[segment];
-  }
+  for (const segment of path) current = childSchema(current, segment);
   const object = asObject(current);
   return object === undefined ? [] : Object.keys(object.shape);
+}
+
+function childSchema(
+  schema: z.core.$ZodType | undefined,
+  segment: PropertyKey,
+): z.core.$ZodType | undefined {
+  const inner = schema instanceof z.ZodOptional ? schema.unwrap() : schema;
+  if (typeof segment === "number") return inner instanceof z.ZodArray ? inner.element : undefined;
+  const object = asObject(inner);
+  return object === undefined || typeof segment !== "string" ? undefined : object.shape[segment];
 }
 
 function asObject(schema: z.core.$ZodType | undefined): z.ZodObject | undefined {

@@ -1,15 +1,16 @@
 import { stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, parse, resolve } from "node:path";
 import type { TaskFileProblem } from "../errors.js";
+import { resolveChecks } from "./resolve-checks.js";
 import {
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_LIMITS,
-  parseDuration,
   TASK_NAME_PATTERN,
   type Task,
   type TaskFile,
   TOOL_NAMES,
 } from "./schema.js";
+import { durationMs } from "./schema-fields.js";
 import { FILE_START, type Locator } from "./yaml-locator.js";
 
 const RELATIVE_HINT = "paths are relative to the task file's folder";
@@ -20,7 +21,7 @@ export async function resolveTask(
   data: TaskFile,
   locator: Locator,
 ): Promise<{ task: Task; problems: TaskFileProblem[] }> {
-  const task = buildTask(file, data);
+  const task = buildTask(file, data, locator);
   const problems: TaskFileProblem[] = [];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
@@ -42,7 +43,7 @@ export async function resolveTask(
   return { task, problems };
 }
 
-function buildTask(file: string, data: TaskFile): Task {
+function buildTask(file: string, data: TaskFile, locator: Locator): Task {
   const folder = dirname(file);
   return {
     name: data.name ?? parse(file).name,
@@ -64,16 +65,8 @@ function buildTask(file: string, data: TaskFile): Task {
       env: data.bash?.env ?? {},
     },
     replies: data.replies === undefined ? undefined : resolve(folder, data.replies),
+    checks: resolveChecks(data.checks ?? [], locator),
   };
-}
-
-/** The schema already rejected bad durations; a null here is a bug, not a user mistake. */
-function durationMs(value: string | number | undefined, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const ms = parseDuration(value);
-  if (ms === null)
-    throw new Error(`duration ${JSON.stringify(value)} passed the schema but does not parse`);
-  return ms;
 }
 
 /** The path as the user would type it from where they ran agent-run (relative stays relative). */

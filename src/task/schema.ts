@@ -1,5 +1,11 @@
 import { z } from "zod";
+import type { Check } from "../checks/types.js";
+import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
+import { duration, positiveInt } from "./schema-fields.js";
+
+// Kept importable from here, where the CLI has always found it.
+export { parseDuration } from "./schema-fields.js";
 
 /** The tools a task can give the agent, in the order they are offered. */
 export const TOOL_NAMES = ["bash", "read_file", "write_file", "edit_file", "list_files"] as const;
@@ -21,68 +27,6 @@ export const DEFAULT_BASH_TIMEOUT_MS = 60_000;
 
 /** Task names become folder names, so they stay filesystem- and URL-safe. */
 export const TASK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-
-const DURATION_PATTERN = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/;
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
-
-/** Parses `90s`, `10m`, `1.5h`, `500ms`, or a bare number of seconds; null when malformed. */
-export function parseDuration(value: string | number): number | null {
-  if (typeof value === "number") return positiveMs(value * 1_000);
-  const match = DURATION_PATTERN.exec(value.trim());
-  if (match === null) return null;
-  const [, amount, unit] = match;
-  if (unit === undefined || !isDurationUnit(unit)) return null;
-  return positiveMs(Number(amount) * UNIT_MS[unit]);
-}
-
-function positiveMs(ms: number): number | null {
-  const rounded = Math.round(ms);
-  return Number.isFinite(rounded) && rounded > 0 ? rounded : null;
-}
-
-function isDurationUnit(unit: string): unit is keyof typeof UNIT_MS {
-  return Object.hasOwn(UNIT_MS, unit);
-}
-
-function durationMessage(issue: { input?: unknown }): string {
-  return `expected a duration such as "90s", "10m" or "1h" (or a number of seconds), got ${describeValue(issue.input)}`;
-}
-
-function positiveIntMessage(issue: { input?: unknown }): string {
-  return `expected a positive integer, got ${describeValue(issue.input)}`;
-}
-
-function duration(description: string) {
-  return z
-    .union(
-      [
-        z.string().regex(DURATION_PATTERN, { error: durationMessage }),
-        z.number({ error: durationMessage }).positive({ error: durationMessage }),
-      ],
-      { error: durationMessage },
-    )
-    .check((ctx) => {
-      // Only for values of the right shape that still mean no time at all ("0s"); others already failed above.
-      if (ctx.issues.length === 0 && parseDuration(ctx.value) === null) {
-        ctx.issues.push({
-          code: "custom",
-          input: ctx.value,
-          message: durationMessage({ input: ctx.value }),
-        });
-      }
-    })
-    .optional()
-    .describe(description);
-}
-
-function positiveInt(description: string) {
-  return z
-    .number({ error: positiveIntMessage })
-    .int({ error: positiveIntMessage })
-    .positive({ error: positiveIntMessage })
-    .optional()
-    .describe(description);
-}
 
 /** Names a bash child process accepts; anything else would be silently dropped or mangled. */
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -175,6 +119,7 @@ export const TaskFileSchema = z
       .describe(
         "Scripted model replies (a YAML or JSON list of Messages API replies, relative to this task file's folder) played instead of the API by --offline runs and tests. Default: none.",
       ),
+    checks: ChecksSchema,
   })
   .strict();
 
@@ -204,4 +149,6 @@ export type Task = {
   bash: { timeoutMs: number; env: Record<string, string> };
   /** Absolute path of the scripted replies file, if any. */
   replies: string | undefined;
+  /** Graders run after the agent stops, in file order; empty when the file has none. */
+  checks: Check[];
 };

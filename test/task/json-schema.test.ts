@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
+import { CHECK_KINDS } from "../../src/checks/types.js";
 import { TASK_SCHEMA_ID, taskJsonSchema } from "../../src/task/json-schema.js";
 import { parseDuration, TaskFileSchema, TOOL_NAMES } from "../../src/task/schema.js";
 
@@ -10,6 +11,7 @@ type JsonSchema = {
   additionalProperties?: unknown;
   properties?: Record<string, JsonSchema>;
   anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
   items?: JsonSchema;
   enum?: unknown[];
   pattern?: string;
@@ -42,6 +44,18 @@ describe("taskJsonSchema", () => {
     expect(properties.bash?.additionalProperties).toBe(false);
     expect(properties.tools?.items?.enum).toEqual([...TOOL_NAMES]);
     expect(Object.values(properties).filter((field) => !field.description)).toEqual([]);
+  });
+
+  test("a check item: every field documented, exactly one kind, unknown fields refused", () => {
+    const item = (taskJsonSchema() as JsonSchema).properties?.checks?.items;
+    const fields = item?.properties ?? {};
+
+    expect(item?.additionalProperties).toBe(false);
+    expect(item?.oneOf?.map((branch) => branch.required)).toEqual(
+      CHECK_KINDS.map((kind) => [kind]),
+    );
+    expect(Object.keys(fields)).toEqual(["name", "run", "timeout", ...CHECK_KINDS.slice(1)]);
+    expect(Object.values(fields).filter((field) => !field.description)).toEqual([]);
   });
 
   test("a valid example fits the schema's fields, and its durations match the pattern", () => {

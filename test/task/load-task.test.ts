@@ -61,6 +61,7 @@ describe("loadTasks: valid files", () => {
         tools: ["bash", "read_file"],
         bash: { timeoutMs: 1_500, env: { CI: "1" } },
         replies: ws.path("replies/fix.jsonl"),
+        checks: [],
       },
     ]);
   });
@@ -83,6 +84,7 @@ describe("loadTasks: valid files", () => {
       tools: [...TOOL_NAMES],
       bash: { timeoutMs: DEFAULT_BASH_TIMEOUT_MS, env: {} },
       replies: undefined,
+      checks: [],
     });
   });
 
@@ -138,11 +140,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies, checks',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies, checks',
     ],
     [
       "unknown-limit-key.yaml",
@@ -177,6 +179,54 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     [
       "replies-missing.yaml",
       `4:10: replies: file "${BAD}/no-such-replies.jsonl" does not exist; paths are relative to the task file's folder`,
+    ],
+    [
+      "check-no-kind.yaml",
+      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches; got none",
+    ],
+    [
+      "check-two-kinds.yaml",
+      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches; got run and file_exists; split them into separate items",
+    ],
+    [
+      "check-unknown-key.yaml",
+      '5:5: checks[0].file_exist: unknown field "file_exist" (did you mean "file_exists"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches',
+    ],
+    [
+      "check-not-a-mapping.yaml",
+      '5:5: checks[0]: expected a mapping with one check, such as "- run: npm test", got "npm test"',
+    ],
+    [
+      "check-bad-regex.yaml",
+      "7:47: checks[2].file_matches.regex: invalid regular expression: /return (a + b/: Unterminated group",
+    ],
+    [
+      "check-max-not-positive.yaml",
+      "5:27: checks[0].changed_files.max: expected a positive integer, got 0",
+    ],
+    [
+      "check-empty-glob.yaml",
+      "6:24: checks[0].changed_files.only[1]: must not be empty; write a glob relative to the workspace root",
+    ],
+    [
+      "check-changed-files-empty.yaml",
+      "5:20: checks[0].changed_files: expected at least one of only, must, max",
+    ],
+    [
+      "check-path-escapes.yaml",
+      '5:18: checks[0].file_absent: path "src/../../secrets.txt" leads outside the workspace; write it relative to the workspace root (like "src/app.js")',
+    ],
+    [
+      "check-absolute-path.yaml",
+      '5:28: checks[0].file_contains.path: expected a path relative to the workspace root (like "src/app.js"), got "/etc/hosts"',
+    ],
+    [
+      "check-bad-timeout.yaml",
+      '6:14: checks[0].timeout: expected a duration such as "90s", "10m" or "1h" (or a number of seconds), got "two minutes"',
+    ],
+    [
+      "check-timeout-without-run.yaml",
+      "6:14: checks[0].timeout: only a run check has a timeout; remove it, or add it to a run item",
     ],
     ["binary.yaml", "1:1: is a binary file, not a YAML task file; check the path"],
     ["not-utf8.yaml", "1:1: is not valid UTF-8 text; save it as UTF-8"],
@@ -267,7 +317,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies, checks`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, timeout`,
     ]);
   });
@@ -337,6 +387,148 @@ describe("loadTasks: more mistakes", () => {
     expect(problems).toEqual([
       `${a}:1:1: name: task name "fix" (from the file name) is also used by ${b}; give each task a unique "name:"`,
       `${b}:1:1: name: task name "FIX" (from the file name) is also used by ${a}; give each task a unique "name:"`,
+    ]);
+  });
+});
+
+describe("loadTasks: checks", () => {
+  test("resolves each kind with its list item's line, default names and timeouts", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "t.yaml": [
+          "prompt: Fix it",
+          "workspace: proj",
+          "checks:",
+          "  - run: node --test test/",
+          "    timeout: 2m",
+          "    name: tests pass",
+          "  - run: npm run lint",
+          "  - file_exists: src/farewell.js",
+          "  - file_absent: src/old.js",
+          '  - file_contains: { path: README.md, text: "Goodbye" }',
+          '  - file_matches: { path: src/math.js, regex: "return a \\\\+ b" }',
+          '  - changed_files: { only: ["src/**", "README.md"], must: ["src/math.js"], max: 3 }',
+          "  - changed_files:",
+          "      max: 1",
+          '  - final_text_matches: "(?i)fixed"',
+          "",
+        ].join("\n"),
+      },
+    });
+
+    const [task] = await loadTasks([ws.path("t.yaml")]);
+
+    expect(task?.checks).toEqual([
+      {
+        kind: "run",
+        name: "tests pass",
+        line: 4,
+        command: "node --test test/",
+        timeoutMs: 120_000,
+      },
+      {
+        kind: "run",
+        name: "run: npm run lint",
+        line: 7,
+        command: "npm run lint",
+        timeoutMs: 300_000,
+      },
+      {
+        kind: "file_exists",
+        name: "file_exists: src/farewell.js",
+        line: 8,
+        path: "src/farewell.js",
+      },
+      { kind: "file_absent", name: "file_absent: src/old.js", line: 9, path: "src/old.js" },
+      {
+        kind: "file_contains",
+        name: 'file_contains: README.md "Goodbye"',
+        line: 10,
+        path: "README.md",
+        text: "Goodbye",
+      },
+      {
+        kind: "file_matches",
+        name: "file_matches: src/math.js /return a \\+ b/",
+        line: 11,
+        path: "src/math.js",
+        pattern: "return a \\+ b",
+      },
+      {
+        kind: "changed_files",
+        name: "changed_files: only src/**, README.md; must src/math.js; max 3",
+        line: 12,
+        only: ["src/**", "README.md"],
+        must: ["src/math.js"],
+        max: 3,
+      },
+      {
+        kind: "changed_files",
+        name: "changed_files: max 1",
+        line: 13,
+        only: undefined,
+        must: undefined,
+        max: 1,
+      },
+      {
+        kind: "final_text_matches",
+        name: "final_text_matches: /fixed/i",
+        line: 15,
+        pattern: "(?i)fixed",
+      },
+    ]);
+  });
+
+  test("an empty list means no checks, and long default names are cut", async () => {
+    const command = `echo ${"x".repeat(100)}`;
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "empty.yaml": "prompt: x\nworkspace: proj\nchecks: []\n",
+        "long.yaml": `prompt: x\nworkspace: proj\nchecks:\n  - run: ${command}\n`,
+      },
+    });
+
+    const [empty, long] = await loadTasks([ws.path("empty.yaml"), ws.path("long.yaml")]);
+
+    expect(empty?.checks).toEqual([]);
+    expect(long?.checks[0]?.name).toBe(`run: echo ${"x".repeat(69)}…`);
+  });
+
+  test("several check mistakes in one file, each at its own place", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "t.yaml": [
+          "prompt: x",
+          "workspace: proj",
+          "checks:",
+          "  - file_contains: README.md",
+          "    text: Goodbye",
+          '  - final_text_matches: "(?i)(fixed"',
+          "  - changed_files: { only: [/src/**], must: [], maxx: 2 }",
+          "  - run: ''",
+          "  - file_exists: C:\\Windows",
+          "checks_extra: 1",
+          "",
+        ].join("\n"),
+      },
+    });
+    const file = ws.path("t.yaml");
+
+    const problems = await problemsOf([file]);
+
+    expect(problems).toEqual([
+      `${file}:4:20: checks[0].file_contains: expected a mapping such as { path: README.md, text: "Goodbye" }, got "README.md"`,
+      `${file}:5:5: checks[0].text: unknown field "text" (did you mean "file_contains.text"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches`,
+      `${file}:6:25: checks[1].final_text_matches: invalid regular expression: /(fixed/i: Unterminated group`,
+      `${file}:7:29: checks[2].changed_files.only[0]: expected a glob relative to the workspace root (like "src/**"), got "/src/**"`,
+      `${file}:7:45: checks[2].changed_files.must: expected at least one glob; remove the field to drop this expectation`,
+      `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
+      `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
+      `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies, checks`,
     ]);
   });
 });

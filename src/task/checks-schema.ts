@@ -1,0 +1,193 @@
+import { posix, win32 } from "node:path";
+import { z } from "zod";
+import { patternProblem } from "../checks/check-pattern.js";
+import { CHECK_KINDS } from "../checks/types.js";
+import { describeValue } from "./describe-value.js";
+import { duration, positiveInt } from "./schema-fields.js";
+
+/** A `run` check's own limit when it sets none: a whole test suite fits, a hang does not last. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 5 * 60_000;
+
+const KIND_LIST = CHECK_KINDS.join(", ");
+
+/** Absolute or `..`-escaping paths can never name a workspace file, so they are refused at load time. */
+function placeProblem(value: string, what: "path" | "glob"): string | undefined {
+  const example = what === "path" ? "src/app.js" : "src/**";
+  if (posix.isAbsolute(value) || win32.isAbsolute(value)) {
+    return `expected a ${what} relative to the workspace root (like "${example}"), got ${describeValue(value)}`;
+  }
+  const normalized = posix.normalize(value.replaceAll("\\", "/"));
+  if (normalized === ".." || normalized.startsWith("../")) {
+    return `${what} ${describeValue(value)} leads outside the workspace; write it relative to the workspace root (like "${example}")`;
+  }
+  return undefined;
+}
+
+function workspaceString(what: "path" | "glob") {
+  return z
+    .string()
+    .min(1, `must not be empty; write a ${what} relative to the workspace root`)
+    .check((ctx) => {
+      const message = placeProblem(ctx.value, what);
+      if (message !== undefined) ctx.issues.push({ code: "custom", input: ctx.value, message });
+    });
+}
+
+const workspacePath = (description: string) => workspaceString("path").describe(description);
+
+const pattern = (description: string) =>
+  z
+    .string()
+    .min(1, "must not be empty; write a regular expression")
+    .check((ctx) => {
+      const problem = patternProblem(ctx.value);
+      if (problem === undefined) return;
+      const message = `invalid regular expression: ${problem}`;
+      ctx.issues.push({ code: "custom", input: ctx.value, message });
+    })
+    .describe(description);
+
+const globList = (description: string) =>
+  z
+    .array(workspaceString("glob"))
+    .min(1, "expected at least one glob; remove the field to drop this expectation")
+    .optional()
+    .describe(description);
+
+/** "expected a mapping such as …" beats the generic hint for the nested check objects. */
+const mappingError = (example: string) => (issue: { code?: string; input?: unknown }) =>
+  issue.code === "invalid_type"
+    ? `expected a mapping such as ${example}, got ${describeValue(issue.input)}`
+    : undefined;
+
+const ChangedFilesSchema = z
+  .object(
+    {
+      only: globList(
+        "Globs (picomatch, matched against workspace-relative paths, dotfiles included) that every changed, added or deleted file must match.",
+      ),
+      must: globList("Globs that must each match at least one changed file."),
+      max: positiveInt("Most files that may change (added, modified and deleted count alike)."),
+    },
+    { error: mappingError('{ only: ["src/**"], max: 3 }') },
+  )
+  .strict()
+  .check((ctx) => {
+    const { only, must, max } = ctx.value;
+    if (only === undefined && must === undefined && max === undefined) {
+      const message = "expected at least one of only, must, max";
+      ctx.issues.push({ code: "custom", input: ctx.value, message });
+    }
+  })
+  .meta({ minProperties: 1 })
+  .optional()
+  .describe(
+    'Passes when the workspace\'s changes meet every expectation given: only, must, max. Example: { only: ["src/**"], must: [src/math.js], max: 3 }.',
+  );
+
+const CheckItemSchema = z
+  .object(
+    {
+      name: z
+        .string()
+        .trim()
+        .min(1, "must not be empty; remove it to use the default name")
+        .optional()
+        .describe(
+          'Name shown in summaries and reports. Default: a short description such as "run: npm test".',
+        ),
+      run: z
+        .string()
+        .trim()
+        .min(1, 'must not be empty; write the command to run, e.g. "npm test"')
+        .optional()
+        .describe(
+          "Shell command run with bash in the final workspace; passes when it exits 0. Its output is kept (capped).",
+        ),
+      timeout: duration(
+        `Limit for a run check's command ("90s", "2m", … or a number of seconds), separate from the task's limits; on expiry its process tree is killed and the check fails. Default: ${DEFAULT_CHECK_TIMEOUT_MS / 60_000}m.`,
+      ),
+      file_exists: workspacePath(
+        "Workspace-relative path of a file that must exist after the run.",
+      ).optional(),
+      file_absent: workspacePath(
+        "Workspace-relative path where nothing may exist after the run.",
+      ).optional(),
+      file_contains: z
+        .object(
+          {
+            path: workspacePath("Workspace-relative path of the file."),
+            text: z
+              .string()
+              .min(1, "must not be empty; write the text the file must contain")
+              .describe("Text the file must contain (plain substring, case-sensitive)."),
+          },
+          { error: mappingError('{ path: README.md, text: "Goodbye" }') },
+        )
+        .strict()
+        .optional()
+        .describe("Passes when the file exists and contains the text."),
+      file_matches: z
+        .object(
+          {
+            path: workspacePath("Workspace-relative path of the file."),
+            regex: pattern(
+              "JavaScript regular expression searched for in the file's text; a leading (?i) makes it case-insensitive.",
+            ),
+          },
+          { error: mappingError('{ path: src/math.js, regex: "return a \\\\+ b" }') },
+        )
+        .strict()
+        .optional()
+        .describe("Passes when the file exists and its text matches the regex."),
+      changed_files: ChangedFilesSchema,
+      final_text_matches: pattern(
+        "JavaScript regular expression searched for in the agent's last message; a leading (?i) makes it case-insensitive.",
+      ).optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "invalid_type"
+          ? `expected a mapping with one check, such as "- run: npm test", got ${describeValue(issue.input)}`
+          : undefined,
+    },
+  )
+  .strict()
+  .check((ctx) => {
+    const kinds = CHECK_KINDS.filter((kind) => ctx.value[kind] !== undefined);
+    // An unknown key (`file_exist:`) already got a "did you mean" message; "got none" would be noise.
+    const hasUnknownKey = ctx.issues.some((issue) => issue.code === "unrecognized_keys");
+    if (kinds.length === 1 || (kinds.length === 0 && hasUnknownKey)) return;
+    const got =
+      kinds.length === 0 ? "got none" : `got ${listWords(kinds)}; split them into separate items`;
+    const message = `expected exactly one of ${KIND_LIST}; ${got}`;
+    ctx.issues.push({ code: "custom", input: ctx.value, message });
+  })
+  .check((ctx) => {
+    const { timeout, run } = ctx.value;
+    if (timeout === undefined || run !== undefined) return;
+    const message = "only a run check has a timeout; remove it, or add it to a run item";
+    ctx.issues.push({ code: "custom", input: timeout, path: ["timeout"], message });
+  })
+  .meta({
+    description: `One check: exactly one of ${KIND_LIST}, plus an optional name (and timeout, for run).`,
+    oneOf: CHECK_KINDS.map((kind) => ({ required: [kind] })),
+    dependencies: { timeout: ["run"] },
+  });
+
+/** `checks:` in a task file: graders evaluated in the final workspace after the agent stops. */
+export const ChecksSchema = z
+  .array(CheckItemSchema)
+  .optional()
+  .describe(
+    "Checks (graders) evaluated in the final workspace after the agent stops, also when a limit stopped it. The task passes when the run completed and every check passed. Each item has exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plus an optional name. Default: none.",
+  );
+
+/** One item of `checks:` as written. */
+export type CheckItem = z.infer<typeof CheckItemSchema>;
+
+/** `["a", "b", "c"]` → `a, b and c`. */
+function listWords(words: readonly string[]): string {
+  if (words.length <= 1) return words.join("");
+  return `${words.slice(0, -1).join(", ")} and ${words.at(-1) ?? ""}`;
+}

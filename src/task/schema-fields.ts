@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { describeValue } from "./describe-value.js";
+
+const DURATION_PATTERN = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/** Parses `90s`, `10m`, `1.5h`, `500ms`, or a bare number of seconds; null when malformed. */
+export function parseDuration(value: string | number): number | null {
+  if (typeof value === "number") return positiveMs(value * 1_000);
+  const match = DURATION_PATTERN.exec(value.trim());
+  if (match === null) return null;
+  const [, amount, unit] = match;
+  if (unit === undefined || !isDurationUnit(unit)) return null;
+  return positiveMs(Number(amount) * UNIT_MS[unit]);
+}
+
+function positiveMs(ms: number): number | null {
+  const rounded = Math.round(ms);
+  return Number.isFinite(rounded) && rounded > 0 ? rounded : null;
+}
+
+function isDurationUnit(unit: string): unit is keyof typeof UNIT_MS {
+  return Object.hasOwn(UNIT_MS, unit);
+}
+
+function durationMessage(issue: { input?: unknown }): string {
+  return `expected a duration such as "90s", "10m" or "1h" (or a number of seconds), got ${describeValue(issue.input)}`;
+}
+
+function positiveIntMessage(issue: { input?: unknown }): string {
+  return `expected a positive integer, got ${describeValue(issue.input)}`;
+}
+
+/** An optional duration field (`90s`, `10m`, or seconds), shared by limits, bash and run checks. */
+export function duration(description: string) {
+  return z
+    .union(
+      [
+        z.string().regex(DURATION_PATTERN, { error: durationMessage }),
+        z.number({ error: durationMessage }).positive({ error: durationMessage }),
+      ],
+      { error: durationMessage },
+    )
+    .check((ctx) => {
+      // Only for values of the right shape that still mean no time at all ("0s"); others already failed above.
+      if (ctx.issues.length === 0 && parseDuration(ctx.value) === null) {
+        ctx.issues.push({
+          code: "custom",
+          input: ctx.value,
+          message: durationMessage({ input: ctx.value }),
+        });
+      }
+    })
+    .optional()
+    .describe(description);
+}
+
+/** An optional positive integer field, with one message for every way it can be wrong. */
+export function positiveInt(description: string) {
+  return z
+    .number({ error: positiveIntMessage })
+    .int({ error: positiveIntMessage })
+    .positive({ error: positiveIntMessage })
+    .optional()
+    .describe(description);
+}
+
+/** The schema already rejected bad durations; a null here is a bug, not a user mistake. */
+export function durationMs(value: string | number | undefined, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const ms = parseDuration(value);
+  if (ms === null)
+    throw new Error(`duration ${JSON.stringify(value)} passed the schema but does not parse`);
+  return ms;
+}
