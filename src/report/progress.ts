@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../agent/events.js";
+import type { CheckResult } from "../checks/types.js";
 import { textOf, totalTokens } from "../model/model-client.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "./format.js";
 import type { TaskSummary } from "./summary.js";
@@ -14,6 +15,7 @@ export type ProgressReporter = {
   /** `detail`: the model and where the agent works, e.g. `claude-sonnet-5-5, offline, copy in agent-runs/x/workspace`. */
   onTaskStart(name: string, detail: string): void;
   onEvent(name: string, event: AgentEvent): void;
+  onCheck(name: string, check: CheckResult): void;
   onTaskEnd(summary: TaskSummary): void;
 };
 
@@ -70,11 +72,20 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           return;
       }
     },
+    onCheck(name, check) {
+      const text = `check ${check.passed ? "passed" : "FAILED"}: ${check.name}${check.passed ? "" : ` (${oneLine(check.message, 200)})`}`;
+      say(name, check.passed ? text : paint(RED, text));
+    },
     onTaskEnd(summary) {
-      const colour = summary.status === "completed" ? GREEN : RED;
+      const colour = summary.passed ? GREEN : RED;
+      const passedChecks = summary.checks.filter((check) => check.passed).length;
+      const checks =
+        summary.checks.length === 0
+          ? ""
+          : `, checks ${passedChecks}/${summary.checks.length} passed`;
       const figures = `${plural(summary.steps, "step")}, ${formatCount(totalTokens(summary.usage))} tokens, ${formatCost(summary.costUsd)}, ${plural(summary.changedFiles.length, "file")} changed, ${formatDuration(summary.durationMs)}`;
       const reason = summary.error === undefined ? "" : `: ${oneLine(summary.error, 300)}`;
-      say(summary.name, `${paint(colour, summary.status)} (${figures})${reason}`);
+      say(summary.name, `${paint(colour, summary.status)}${checks} (${figures})${reason}`);
     },
   };
 }

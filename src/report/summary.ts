@@ -2,7 +2,7 @@ import type { RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
-import { usageLine } from "../transcript/lines.js";
+import { originLine, type RunOrigin, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
 
 /** The version of `summary.json`'s shape; bumped with any change to it. */
@@ -29,6 +29,8 @@ export type TaskSummary = {
   checks: CheckResult[];
   /** Completed, and every check passed. */
   passed: boolean;
+  /** Set for replays, forks and resumes. */
+  origin?: RunOrigin | undefined;
 };
 
 /** `summary.json`'s JSON shape (snake_case, like the transcript). */
@@ -51,6 +53,7 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     workspace: summary.workspace,
     transcript: "transcript.jsonl",
     patch: summary.patchFile,
+    ...(summary.origin === undefined ? {} : { origin: originLine(summary.origin) }),
     checks: summary.checks.map((check) => ({
       name: check.name,
       kind: check.kind,

@@ -1,0 +1,29 @@
+import { rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { buildReport } from "./aggregate.js";
+import { formatReportMarkdown } from "./markdown.js";
+import { reportJson } from "./report-json.js";
+import { parseRunSummary } from "./run-summary.js";
+import { summaryJson, type TaskSummary } from "./summary.js";
+
+/**
+ * The end of a batch: `DIR/report.json` over this batch's tasks (the same report `agent-run
+ * report DIR` gives for them), and its Markdown table for the log.
+ */
+export async function writeBatchReport(
+  outDir: string,
+  summaries: readonly TaskSummary[],
+): Promise<string> {
+  const runs = summaries.map((summary) =>
+    parseRunSummary(
+      JSON.stringify(summaryJson(summary)),
+      join(summary.runDir, "summary.json"),
+      summary.runDir,
+    ),
+  );
+  const report = buildReport(runs);
+  const file = join(outDir, "report.json");
+  await writeFile(`${file}.tmp`, reportJson(report));
+  await rename(`${file}.tmp`, file);
+  return formatReportMarkdown(report);
+}

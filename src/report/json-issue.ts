@@ -1,0 +1,40 @@
+import type { z } from "zod";
+
+const MAX_ISSUES = 10;
+
+/**
+ * One line per zod issue, naming the file and the field (`runs/a/summary.json: usage.input_tokens:
+ * expected number, received string`), so a hand-edited or truncated file is easy to fix. Parse with
+ * `reportInput: true`, which tells a missing field from a wrong one.
+ */
+export function describeJsonIssues(file: string, error: z.ZodError): string {
+  const lines = error.issues.slice(0, MAX_ISSUES).map((issue) => {
+    const field = issue.path.length === 0 ? "(the whole file)" : issue.path.join(".");
+    const message =
+      issue.code === "invalid_type" && issue.input === undefined
+        ? "required field is missing"
+        : issue.message;
+    return `${file}: ${field}: ${message}`;
+  });
+  const more = error.issues.length - MAX_ISSUES;
+  return more > 0 ? [...lines, `${file}: … and ${more} more`].join("\n") : lines.join("\n");
+}
+
+/** Why a parsed JSON document's `schema_version` cannot be read by us, or undefined when it can. */
+export function schemaVersionProblem(
+  json: unknown,
+  newest: number,
+  file: string,
+): string | undefined {
+  const version =
+    typeof json === "object" && json !== null && !Array.isArray(json)
+      ? Reflect.get(json, "schema_version")
+      : undefined;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+    return `${file}: schema_version: expected a positive integer, got ${JSON.stringify(version) ?? "nothing"}`;
+  }
+  if (version > newest) {
+    return `${file}: schema_version ${version} is newer than this agent-run understands (${newest}); upgrade agent-run`;
+  }
+  return undefined;
+}

@@ -1,0 +1,87 @@
+import { type Report, type ReportTask, type ReportTotals, shownCostUsd } from "./aggregate.js";
+import { formatCost, formatCount, formatDuration, oneLine } from "./format.js";
+import { type Column, formatMarkdownTable } from "./markdown-table.js";
+
+const MAX_MESSAGE_CHARS = 200;
+
+const COLUMNS: readonly Column[] = [
+  { header: "task", align: "left" },
+  { header: "status", align: "left" },
+  { header: "passed", align: "left" },
+  { header: "checks", align: "right" },
+  { header: "steps", align: "right" },
+  { header: "tokens", align: "right" },
+  { header: "cost", align: "right" },
+  { header: "files", align: "right" },
+  { header: "duration", align: "right" },
+];
+
+/**
+ * The report as Markdown for stdout, job summaries and pull requests: a padded table (one row per
+ * task, then totals), a one-line verdict, and the failures (failed checks, else the status).
+ */
+export function formatReportMarkdown(report: Report): string {
+  const rows = report.tasks.map(taskRow);
+  rows.push(totalsRow(report.totals));
+  const failures = report.tasks.flatMap(failureLines);
+  return [
+    formatMarkdownTable(COLUMNS, rows),
+    "",
+    verdictLine(report.totals),
+    ...(failures.length === 0 ? [] : ["", "Failures:", ...failures]),
+  ].join("\n");
+}
+
+/** `2/3 passed (66.7%), 32,821 tokens, $0.0421`, noting tasks whose cost is unknown. */
+export function verdictLine(totals: ReportTotals): string {
+  const percent = totals.tasks === 0 ? "" : ` (${(totals.passRate * 100).toFixed(1)}%)`;
+  const unpriced =
+    totals.unpricedTasks === 0
+      ? ""
+      : ` (${totals.unpricedTasks} ${totals.unpricedTasks === 1 ? "task" : "tasks"} without a price, not counted)`;
+  return `${totals.passed}/${totals.tasks} passed${percent}, ${formatCount(totals.totalTokens)} tokens, ${formatCost(shownCostUsd(totals))}${unpriced}`;
+}
+
+function taskRow(task: ReportTask): string[] {
+  return [
+    task.name,
+    task.status,
+    task.passed ? "yes" : "no",
+    checkCell(task.checkCount, task.failedChecks.length),
+    String(task.steps),
+    formatCount(task.totalTokens),
+    formatCost(task.costUsd),
+    String(task.changedFileCount),
+    formatDuration(task.durationMs),
+  ];
+}
+
+function totalsRow(totals: ReportTotals): string[] {
+  return [
+    "total",
+    "",
+    `${totals.passed}/${totals.tasks}`,
+    checkCell(totals.checkCount, totals.failedCheckCount),
+    String(totals.steps),
+    formatCount(totals.totalTokens),
+    formatCost(shownCostUsd(totals)),
+    String(totals.changedFileCount),
+    formatDuration(totals.durationMs),
+  ];
+}
+
+/** `2/3` checks passed, or `-` when there were none. */
+function checkCell(checks: number, failed: number): string {
+  return checks === 0 ? "-" : `${checks - failed}/${checks}`;
+}
+
+/** `- task: check name — message` per failed check; a task failed by its status alone gets one line. */
+function failureLines(task: ReportTask): string[] {
+  if (task.passed) return [];
+  const checks = task.failedChecks.map(
+    (check) => `- ${task.name}: ${check.name} — ${oneLine(check.message, MAX_MESSAGE_CHARS)}`,
+  );
+  if (task.status === "completed" && checks.length > 0) return checks;
+  const error = task.error === null ? "" : ` — ${oneLine(task.error, MAX_MESSAGE_CHARS)}`;
+  return [`- ${task.name}: status ${task.status}${error}`, ...checks];
+}

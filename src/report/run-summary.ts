@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { ConfigError, messageOf } from "../errors.js";
+import type { Usage } from "../model/model-client.js";
+import { describeJsonIssues, schemaVersionProblem } from "./json-issue.js";
+import { SUMMARY_VERSION } from "./summary.js";
+
+const count = z.number().int().nonnegative();
+
+/** `usage` as `summary.json` and `report.json` write it, read back as a `Usage`. */
+export const UsageJsonSchema = z
+  .looseObject({
+    input_tokens: count,
+    output_tokens: count,
+    cache_creation_input_tokens: count,
+    cache_read_input_tokens: count,
+  })
+  .transform(
+    (usage): Usage => ({
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      cacheCreationInputTokens: usage.cache_creation_input_tokens,
+      cacheReadInputTokens: usage.cache_read_input_tokens,
+    }),
+  );
+
+const CheckSchema = z
+  .looseObject({
+    name: z.string(),
+    // A plain string, not the enum: a report still reads runs from a newer agent-run's checks.
+    kind: z.string(),
+    passed: z.boolean(),
+    message: z.string(),
+    output: z.string().nullable().default(null),
+    line: count,
+    duration_ms: z.number().nonnegative(),
+  })
+  .transform((check) => ({
+    name: check.name,
+    kind: check.kind,
+    passed: check.passed,
+    message: check.message,
+    output: check.output,
+    line: check.line,
+    durationMs: check.duration_ms,
+  }));
+
+/**
+ * `summary.json` as the report reads it: the fields it needs, extra ones allowed. `status` is any
+ * string so that statuses added later (`skipped`, `budget`) still load. Summaries written before
+ * checks existed have neither `passed` nor `checks`: they passed when they completed.
+ */
+const RunSummarySchema = z
+  .looseObject({
+    schema_version: z.number().int().positive(),
+    name: z.string().min(1),
+    task_file: z.string(),
+    status: z.string().min(1),
+    passed: z.boolean().optional(),
+    error: z.string().nullable(),
+    model: z.string(),
+    steps: count,
+    usage: UsageJsonSchema,
+    total_tokens: count,
+    cost_usd: z.number().nonnegative().nullable(),
+    duration_ms: z.number().nonnegative(),
+    changed_files: z.array(z.looseObject({ path: z.string() })),
+    checks: z.array(CheckSchema).default([]),
+  })
+  .transform((run) => ({
+    name: run.name,
+    taskFile: run.task_file,
+    status: run.status,
+    passed: run.passed ?? (run.status === "completed" && run.checks.every((check) => check.passed)),
+    error: run.error,
+    model: run.model,
+    steps: run.steps,
+    usage: run.usage,
+    totalTokens: run.total_tokens,
+    costUsd: run.cost_usd,
+    durationMs: run.duration_ms,
+    changedFileCount: run.changed_files.length,
+    checks: run.checks,
+  }));
+
+/** One check of a run, as `summary.json` recorded it. */
+export type RunCheck = z.infer<typeof CheckSchema>;
+
+/** One task's run, read back from its `summary.json`; `folder` is where it was found. */
+export type RunSummary = z.infer<typeof RunSummarySchema> & { folder: string };
+
+/** Parses a `summary.json`'s text; `file` names it in errors. Throws `ConfigError` (exit 2). */
+export function parseRunSummary(text: string, file: string, folder: string): RunSummary {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON: ${messageOf(error)}`, error);
+  }
+  const versionProblem = schemaVersionProblem(json, SUMMARY_VERSION, file);
+  if (versionProblem !== undefined) throw new ConfigError(versionProblem);
+  const parsed = RunSummarySchema.safeParse(json, { reportInput: true });
+  if (!parsed.success) throw new ConfigError(describeJsonIssues(file, parsed.error));
+  return { ...parsed.data, folder };
+}
