@@ -29,7 +29,9 @@ export async function runAgentWithLimits(
 ): Promise<RunResult> {
   const { task } = options;
   const controller = new AbortController();
-  const cancel = () => controller.abort("cancelled");
+  // A caller may end the run as a timeout (a replay reproducing one); anything else is a cancellation.
+  const cancel = () =>
+    controller.abort(options.signal.reason === "timeout" ? "timeout" : "cancelled");
   if (options.signal.aborted || stop.aborted) cancel();
   options.signal.addEventListener("abort", cancel, { once: true });
   stop.addEventListener("abort", cancel, { once: true });
@@ -62,7 +64,10 @@ export async function runAgentWithLimits(
  * The environment of the agent's commands. On a copy, git must not find the repository the copy
  * sits in (the copy has no .git of its own), so discovery stops at the copy's parent.
  */
-function commandEnv(options: AgentRunSetup, workspaceRoot: string): Record<string, string> {
+export function commandEnv(
+  options: Pick<AgentRunSetup, "inPlace" | "baseEnv" | "task">,
+  workspaceRoot: string,
+): Record<string, string> {
   const ceiling = options.inPlace ? {} : { GIT_CEILING_DIRECTORIES: dirname(workspaceRoot) };
   return { ...options.baseEnv, ...ceiling, ...options.task.bash.env };
 }

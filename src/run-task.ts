@@ -2,16 +2,25 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
+import { runChecks } from "./checks/run-checks.js";
+import type { CheckResult } from "./checks/types.js";
 import { messageOf } from "./errors.js";
 import { type ModelClient, ZERO_USAGE } from "./model/model-client.js";
 import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
 import { summaryJson, type TaskSummary } from "./report/summary.js";
-import { runAgentWithLimits } from "./run-agent-with-limits.js";
+import { commandEnv, runAgentWithLimits } from "./run-agent-with-limits.js";
 import type { Task } from "./task/schema.js";
-import { eventLine, type InitInfo, initLine, resultLine } from "./transcript/lines.js";
+import {
+  checkLine,
+  eventLine,
+  type InitInfo,
+  initLine,
+  type RunOrigin,
+  resultLine,
+} from "./transcript/lines.js";
 import { TranscriptWriter } from "./transcript/writer.js";
 import { AGENT_RUN_VERSION } from "./version.js";
-import { type ChangedFile, diffSnapshots } from "./workspace/changes.js";
+import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
 import { contentHash, type Snapshot, snapshotWorkspace } from "./workspace/snapshot.js";
 
@@ -30,6 +39,10 @@ export type RunTaskOptions = {
   /** Aborted when the batch is cancelled (Ctrl-C, SIGTERM). */
   signal: AbortSignal;
   onEvent?: (event: AgentEvent) => void;
+  /** Called with each check's result, after the agent stopped. */
+  onCheck?: (result: CheckResult) => void;
+  /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
+  origin?: RunOrigin;
 };
 
 /**
@@ -46,72 +59,42 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"));
   const system = buildSystemPrompt(task.system);
   const problems: string[] = [];
-  const snapshots = {
+  const place = {
     gitDir: join(runDir, ".snapshot.git"),
     excludePaths: options.inPlace ? [runDir] : [],
   };
 
   const prepared = options.signal.aborted
     ? undefined
-    : await prepare(options, runDir, snapshots).catch((error: unknown) => {
+    : await prepare(options, runDir, place).catch((error: unknown) => {
         problems.push(`could not prepare the workspace: ${messageOf(error)}`);
         return undefined;
       });
-  const workspacePath = prepared?.workspace ?? task.workspace;
-  transcript.write(initLine(initInfo(options, system, workspacePath, prepared?.before)));
-
-  let result: RunResult | undefined;
-  let changedFiles: ChangedFile[] = [];
-  let patchFile: string | null = null;
-  if (prepared !== undefined) {
-    const transcriptFailed = new AbortController();
-    const record = (event: AgentEvent) => {
-      try {
-        transcript.write(eventLine(event));
-      } catch (error) {
-        if (!transcriptFailed.signal.aborted) problems.push(messageOf(error));
-        transcriptFailed.abort("cancelled");
-      }
-      options.onEvent?.(event);
-    };
-    result = await runAgentWithLimits(
-      options,
-      system,
-      workspacePath,
-      record,
-      transcriptFailed.signal,
-    ).catch((error: unknown) => {
-      problems.push(`internal error: ${messageOf(error)}`);
-      return undefined;
-    });
-    const changes = await collectChanges(
-      runDir,
-      { workspace: workspacePath, ...snapshots },
-      prepared.before,
-    ).catch((error: unknown) => {
-      problems.push(`could not compute the changed files: ${messageOf(error)}`);
-      return undefined;
-    });
-    changedFiles = changes ?? [];
-    patchFile = changes === undefined ? null : PATCH_FILE;
-  }
-  await rm(snapshots.gitDir, { recursive: true, force: true });
+  const workspace = prepared?.workspace ?? task.workspace;
+  transcript.write(initLine(initInfo(options, system, workspace, prepared?.before)));
+  const work =
+    prepared === undefined
+      ? undefined
+      : await runAndCollect(
+          options,
+          { ...prepared, ...place, runDir, system },
+          transcript,
+          problems,
+        );
+  await rm(place.gitDir, { recursive: true, force: true });
 
   const elapsedMs = performance.now() - startedAt;
   let final =
     options.signal.aborted && prepared === undefined && problems.length === 0
       ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
-      : finalResult(result, problems, elapsedMs);
+      : finalResult(work?.result, problems, elapsedMs);
+  const changedFiles = work?.changes?.changedFiles ?? [];
+  const checks = work?.checks ?? [];
   const costUsd = estimateCostUsd(options.prices, options.modelName, final.usage);
   try {
+    for (const check of checks) transcript.write(checkLine(check));
     transcript.write(
-      resultLine({
-        result: final,
-        model: options.modelName,
-        costUsd,
-        changedFiles,
-        workspace: workspacePath,
-      }),
+      resultLine({ result: final, model: options.modelName, costUsd, changedFiles, workspace }),
     );
   } catch (error) {
     final = finalResult(final, [messageOf(error)], elapsedMs);
@@ -130,17 +113,76 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     durationMs: final.durationMs,
     finalText: final.finalText,
     changedFiles,
-    workspace: workspacePath,
+    workspace,
     runDir,
-    patchFile,
-    checks: [],
-    passed: final.status === "completed",
+    patchFile: work?.changes === undefined ? null : PATCH_FILE,
+    checks,
+    passed: final.status === "completed" && checks.every((check) => check.passed),
+    origin: options.origin,
   };
   await writeFileAtomic(
     join(runDir, "summary.json"),
     `${JSON.stringify(summaryJson(summary), null, 2)}\n`,
   );
   return summary;
+}
+
+type Prepared = SnapshotPlace & {
+  workspace: string;
+  before: Snapshot;
+  runDir: string;
+  system: string;
+};
+
+/**
+ * The run proper: the agent under its limits (each event to the transcript as it happens), then
+ * the changed files and patch, then the checks. Failures become `problems`; nothing throws.
+ */
+async function runAndCollect(
+  options: RunTaskOptions,
+  prepared: Prepared,
+  transcript: TranscriptWriter,
+  problems: string[],
+): Promise<{
+  result: RunResult | undefined;
+  changes: WorkspaceChanges | undefined;
+  checks: CheckResult[];
+}> {
+  const transcriptFailed = new AbortController();
+  const record = (event: AgentEvent) => {
+    try {
+      transcript.write(eventLine(event));
+    } catch (error) {
+      if (!transcriptFailed.signal.aborted) problems.push(messageOf(error));
+      transcriptFailed.abort("cancelled");
+    }
+    options.onEvent?.(event);
+  };
+  const result = await runAgentWithLimits(
+    options,
+    prepared.system,
+    prepared.workspace,
+    record,
+    transcriptFailed.signal,
+  ).catch((error: unknown) => {
+    problems.push(`internal error: ${messageOf(error)}`);
+    return undefined;
+  });
+  const changes = await collectChanges(prepared.runDir, prepared, prepared.before).catch(
+    (error: unknown) => {
+      problems.push(`could not compute the changed files: ${messageOf(error)}`);
+      return undefined;
+    },
+  );
+  const checks = await runChecks(options.task.checks, {
+    workspace: prepared.workspace,
+    changedFiles: changes?.changedFiles ?? [],
+    finalText: result?.finalText ?? "",
+    baseEnv: commandEnv(options, prepared.workspace),
+    signal: options.signal,
+  });
+  for (const check of checks) options.onCheck?.(check);
+  return { result, changes, checks };
 }
 
 const PATCH_FILE = "changes.patch";
@@ -167,7 +209,7 @@ async function collectChanges(
   runDir: string,
   place: SnapshotPlace & { workspace: string },
   before: Snapshot,
-): Promise<ChangedFile[]> {
+): Promise<WorkspaceChanges> {
   const after = await snapshotWorkspace(place);
   const diff = await diffSnapshots({
     workspace: place.workspace,
@@ -176,7 +218,7 @@ async function collectChanges(
     after,
   });
   await writeFileAtomic(join(runDir, PATCH_FILE), diff.patch);
-  return diff.changedFiles;
+  return diff;
 }
 
 /** The init line's facts: the task as resolved, and where and from what state it starts. */
@@ -198,8 +240,9 @@ function initInfo(
       prompt: task.prompt,
       system: task.system,
       limits: task.limits,
-      bash: { timeoutMs: task.bash.timeoutMs, envKeys: Object.keys(task.bash.env) },
+      bash: { timeoutMs: task.bash.timeoutMs, env: task.bash.env },
       replies: task.replies,
+      checks: task.checks,
     },
     workspace: {
       source: task.workspace,
@@ -208,6 +251,7 @@ function initInfo(
       contentHash: before === undefined ? null : contentHash(before),
     },
     offline: options.offline,
+    origin: options.origin,
   };
 }
 

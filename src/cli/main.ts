@@ -1,9 +1,10 @@
 import yargs from "yargs";
-import type { RunStatus } from "../agent/events.js";
 import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import { type CliIo, processIo } from "./io.js";
 import { parseRunOptions, RUN_FLAGS } from "./options.js";
+import { REPLAY_FLAGS, RESUME_FLAGS, replayCommand, resumeCommand } from "./replay-command.js";
+import { parseReportArgs, reportCommand, reportCommandModule } from "./report-command.js";
 import { runCommand } from "./run-command.js";
 
 /** Exit codes, in one place; README's table mirrors it. */
@@ -16,10 +17,41 @@ export const EXIT = {
   sigterm: 143,
 } as const;
 
-/** The exit code for a batch: 0 only when every task completed. */
-export function exitCodeFor(statuses: readonly RunStatus[]): number {
-  return statuses.every((status) => status === "completed") ? EXIT.ok : EXIT.taskFailed;
+/** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
+export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
+  return summaries.every((summary) => summary.passed) ? EXIT.ok : EXIT.taskFailed;
 }
+
+/** Runs the command yargs picked; `run` is the default. */
+async function runParsedCommand(
+  parsed: ParsedCommand,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<number> {
+  switch (parsed.command) {
+    case "replay":
+      return replayCommand(parsed.args, io, signal);
+    case "resume":
+      return resumeCommand(parsed.args, io, signal);
+    case "report":
+      return reportCommand(parseReportArgs(parsed.args), io);
+    case "run": {
+      const batch = await runCommand(parseRunOptions(parsed.args, io.env), io, signal);
+      return exitCodeFor(batch.summaries);
+    }
+    default:
+      return assertNever(parsed.command);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unknown command ${String(value)}`);
+}
+
+type ParsedCommand = {
+  command: "run" | "replay" | "resume" | "report";
+  args: Record<string, unknown>;
+};
 
 export type MainOptions = {
   io?: CliIo;
@@ -53,9 +85,8 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   try {
     const parsed = await parseArgv(argv, io);
     if (parsed === undefined) return EXIT.ok;
-    const runOptions = parseRunOptions(parsed, io.env);
-    const batch = await runCommand(runOptions, io, controller.signal);
-    return signalExit ?? exitCodeFor(batch.summaries.map((summary) => summary.status));
+    const code = await runParsedCommand(parsed, io, controller.signal);
+    return signalExit ?? code;
   } catch (error) {
     if (error instanceof TaskFileError) {
       const count = error.problems.length;
@@ -81,11 +112,9 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
 }
 
 /** Parses argv with yargs; undefined when it only printed help or the version. */
-async function parseArgv(
-  argv: readonly string[],
-  io: CliIo,
-): Promise<Record<string, unknown> | undefined> {
+async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedCommand | undefined> {
   let output = "";
+  let command: ParsedCommand["command"] = "run";
   const parser = yargs([...argv])
     .scriptName("agent-run")
     .usage(
@@ -93,6 +122,27 @@ async function parseArgv(
     )
     .command(["run <tasks..>", "$0 <tasks..>"], "Run tasks (the default command)", (y) =>
       y.options(RUN_FLAGS),
+    )
+    .command(
+      "replay <transcripts..>",
+      "Re-run recorded runs offline from their transcripts and report divergences; fork with --until-step K --continue",
+      (y) => y.options(REPLAY_FLAGS),
+      () => {
+        command = "replay";
+      },
+    )
+    .command(
+      reportCommandModule(() => {
+        command = "report";
+      }),
+    )
+    .command(
+      "resume <runs..>",
+      "Continue runs (DIR/<task> folders) stopped by a limit, a cancellation or a kill",
+      (y) => y.options(RESUME_FLAGS),
+      () => {
+        command = "resume";
+      },
     )
     .example("$0 'tasks/*.yaml'", "run every task in tasks/ against the API")
     .example(
@@ -120,5 +170,5 @@ async function parseArgv(
     io.writeOut(output);
     return undefined;
   }
-  return result;
+  return { command, args: result };
 }

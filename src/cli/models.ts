@@ -5,8 +5,10 @@ import { createAnthropicModel } from "../model/anthropic.js";
 import type { ApiMessage, ModelClient } from "../model/model-client.js";
 import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
 import { createReplayModel } from "../model/replay-model.js";
+import type { RecordedRun } from "../replay/recorded-run.js";
 import { loadReplies } from "../task/load-replies.js";
 import type { Task } from "../task/schema.js";
+import { nonEmpty } from "./options.js";
 
 /** Gives each task its model client. */
 export type ModelFactory = (task: Task) => ModelClient;
@@ -60,4 +62,32 @@ export async function loadPrices(file: string | undefined): Promise<PriceTable> 
     throw new ConfigError(`${file}: cannot read the prices file: ${messageOf(error)}`);
   }
   return parsePriceFile(text, file);
+}
+
+/**
+ * The model a fork or resume continues with: the API (the recorded model unless `--model`), or,
+ * offline, the task's scripted replies from reply `untilStep + 1` on.
+ */
+export async function continuationModel(options: {
+  recorded: RecordedRun;
+  task: Task | undefined;
+  untilStep: number;
+  isOffline: boolean;
+  model: string | undefined;
+  apiKey: string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+}): Promise<{ model: ModelClient; name: string }> {
+  const task = options.task ?? options.recorded.task;
+  const name = options.model ?? task.model ?? options.recorded.model;
+  if (options.isOffline) {
+    if (task.replies === undefined) {
+      throw new ConfigError(
+        `${options.recorded.path}: the task has no \`replies\` file to continue --offline with`,
+      );
+    }
+    const replies = await loadReplies(task.replies, relative(process.cwd(), task.replies));
+    return { model: createReplayModel(replies.slice(options.untilStep), task.replies), name };
+  }
+  const factory = liveModels(1, options.apiKey, nonEmpty(options.env.ANTHROPIC_BASE_URL));
+  return { model: factory(task), name };
 }

@@ -89,7 +89,8 @@ export function parseRunOptions(
   };
 }
 
-function stringFlag(value: unknown): string | undefined {
+/** A non-blank string flag value, else undefined. */
+export function stringFlag(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
 
@@ -98,7 +99,8 @@ export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value;
 }
 
-function positiveIntFlag(flag: string, value: unknown): number | undefined {
+/** A positive integer flag (yargs gives strings); a `ConfigError` naming the flag otherwise. */
+export function positiveIntFlag(flag: string, value: unknown): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const number = Number(text);
@@ -108,7 +110,8 @@ function positiveIntFlag(flag: string, value: unknown): number | undefined {
   return number;
 }
 
-function durationFlag(flag: string, value: unknown): number | undefined {
+/** A duration flag (`90s`, `10m`, or seconds); a `ConfigError` naming the flag otherwise. */
+export function durationFlag(flag: string, value: unknown): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const ms = parseDuration(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);

@@ -2,9 +2,10 @@ import { relative, resolve } from "node:path";
 import { glob } from "tinyglobby";
 import { ConfigError, messageOf } from "../errors.js";
 import { ZERO_USAGE } from "../model/model-client.js";
+import { writeBatchReport } from "../report/batch-report.js";
+import { formatDuration } from "../report/format.js";
 import { createProgressReporter } from "../report/progress.js";
 import type { TaskSummary } from "../report/summary.js";
-import { formatSummaryTable } from "../report/summary-table.js";
 import { runTask } from "../run-task.js";
 import { loadTasks } from "../task/load-task.js";
 import { DEFAULT_MODEL, type Task } from "../task/schema.js";
@@ -67,6 +68,7 @@ export async function runCommand(
       baseEnv,
       signal,
       onEvent: (event) => progress.onEvent(task.name, event),
+      onCheck: (check) => progress.onCheck(task.name, check),
     }).catch((error: unknown) =>
       failed(task, modelName, outDir, `internal error: ${messageOf(error)}`),
     );
@@ -74,8 +76,10 @@ export async function runCommand(
     return summary;
   });
   const wallTimeMs = performance.now() - startedAt;
-  io.writeOut(formatSummaryTable(summaries, wallTimeMs));
-  io.writeOut(`outputs: ${displayPath(outDir)}`);
+  io.writeOut(await writeBatchReport(outDir, summaries));
+  io.writeOut(
+    `wall time ${formatDuration(wallTimeMs)}; outputs in ${displayPath(outDir)} (report.json)`,
+  );
   return { summaries, wallTimeMs };
 }
 

@@ -79,6 +79,16 @@ export const LimitLineSchema = z.looseObject({
   ...Common,
 });
 
+export const CheckLineSchema = z.looseObject({
+  type: z.literal("check"),
+  name: z.string(),
+  kind: z.string(),
+  passed: z.boolean(),
+  message: z.string(),
+  output: z.string().nullable(),
+  ...Common,
+});
+
 export const ResultLineSchema = z.looseObject({
   type: z.literal("result"),
   subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_max_budget_usd"]),
@@ -100,6 +110,7 @@ export const TranscriptLineSchema = z.union([
   UserLineSchema,
   RetryLineSchema,
   LimitLineSchema,
+  CheckLineSchema,
   ResultLineSchema,
 ]);
 

@@ -1,4 +1,5 @@
 import type { AgentEvent, RunResult, RunStatus } from "../agent/events.js";
+import type { Check, CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { TRANSCRIPT_VERSION } from "./entries.js";
 
@@ -14,11 +15,23 @@ export type InitInfo = {
     prompt: string;
     system: string | undefined;
     limits: { maxSteps: number; maxTokens: number; maxOutputTokens: number; timeoutMs: number };
-    bash: { timeoutMs: number; envKeys: readonly string[] };
+    bash: { timeoutMs: number; env: Readonly<Record<string, string>> };
     replies: string | undefined;
+    checks: readonly Check[];
   };
   workspace: { source: string; path: string; inPlace: boolean; contentHash: string | null };
   offline: boolean;
+  /** Where a replayed, forked or resumed run comes from. */
+  origin: RunOrigin | undefined;
+};
+
+/** The run a replay, fork or resume started from. */
+export type RunOrigin = {
+  kind: "replay" | "fork" | "resume";
+  transcript: string;
+  sessionId: string;
+  /** Steps taken from the recorded run. */
+  steps: number;
 };
 
 /** The first line: Claude Code's `system`/`init` plus our version and the resolved task. */
@@ -46,8 +59,9 @@ export function initLine(info: InitInfo): Record<string, unknown> {
         timeout_ms: task.limits.timeoutMs,
       },
       tools: info.tools,
-      bash: { timeout_ms: task.bash.timeoutMs, env_keys: task.bash.envKeys },
+      bash: { timeout_ms: task.bash.timeoutMs, env: task.bash.env },
       replies: task.replies ?? null,
+      checks: task.checks,
       workspace: {
         source: info.workspace.source,
         path: info.workspace.path,
@@ -56,6 +70,17 @@ export function initLine(info: InitInfo): Record<string, unknown> {
       },
       offline: info.offline,
     },
+    ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+  };
+}
+
+/** The origin as the init line and `summary.json` record it. */
+export function originLine(origin: RunOrigin): Record<string, unknown> {
+  return {
+    kind: origin.kind,
+    transcript: origin.transcript,
+    session_id: origin.sessionId,
+    steps: origin.steps,
   };
 }
 
@@ -109,6 +134,20 @@ export function eventLine(event: AgentEvent): Record<string, unknown> {
     default:
       return assertNever(event);
   }
+}
+
+/** A check's outcome, written after the agent stopped and before the result line (agent-run's own). */
+export function checkLine(check: CheckResult): Record<string, unknown> {
+  return {
+    type: "check",
+    name: check.name,
+    kind: check.kind,
+    passed: check.passed,
+    message: check.message,
+    output: check.output,
+    line: check.line,
+    duration_ms: check.durationMs,
+  };
 }
 
 /** Claude Code's `result.subtype` for each of our statuses (the Agent SDK allows no other value). */

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { messageOf, TranscriptError } from "../errors.js";
 import {
   AssistantLineSchema,
+  CheckLineSchema,
   InitLineSchema,
   LimitLineSchema,
   ResultLineSchema,
@@ -18,20 +19,33 @@ import {
  * line (a killed run) is returned as it is; check `isComplete`. Throws only `TranscriptError`,
  * naming the file and line (`run/transcript.jsonl:7: not valid JSON …`).
  */
-export async function readTranscript(path: string): Promise<TranscriptLine[]> {
+export async function readTranscript(
+  path: string,
+  options: ReadOptions = {},
+): Promise<TranscriptLine[]> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
     throw new TranscriptError(`cannot read the transcript ${path}: ${messageOf(error)}`, error);
   }
-  return parseTranscript(text, path);
+  return parseTranscript(text, path, options);
 }
 
+export type ReadOptions = {
+  /** Drop a partial last line (a run killed mid-write) instead of refusing the file; for resume. */
+  isPartialLastLineDropped?: boolean;
+};
+
 /** Parses a transcript's text; `path` only names the file in errors. */
-export function parseTranscript(text: string, path: string): TranscriptLine[] {
+export function parseTranscript(
+  text: string,
+  path: string,
+  options: ReadOptions = {},
+): TranscriptLine[] {
   const rows = text.split("\n");
   if (rows.at(-1) === "") rows.pop();
+  else if (options.isPartialLastLineDropped === true && rows.length > 1) rows.pop();
   const fail = (index: number, message: string): never => {
     throw new TranscriptError(`${path}:${index + 1}: ${message}`);
   };
@@ -103,6 +117,7 @@ const SCHEMA_BY_KIND: Record<string, z.ZodType> = {
   assistant: AssistantLineSchema,
   user: UserLineSchema,
   limit_reached: LimitLineSchema,
+  check: CheckLineSchema,
   result: ResultLineSchema,
 };
 

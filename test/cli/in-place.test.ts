@@ -87,7 +87,7 @@ describe("--in-place and the output folder", () => {
     const run = await runCli(argv, { signal: controller.signal });
 
     expect(run.exitCode).toBe(1);
-    expect(run.stdout).toMatch(/^t\s+cancelled\s+0/m);
+    expect(run.stdout).toMatch(/^\| t +\| cancelled \| no +\|/m);
     expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "completed", steps: 2 });
     expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
   });

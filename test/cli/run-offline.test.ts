@@ -31,7 +31,8 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
       expect(summary).toMatchObject({ name, status: "completed", error: null });
     }
     expect(await treeContents("fixtures/workspaces")).toEqual(before);
-    expect(run.stdout).toMatch(/total\s+3\/3 completed/);
+    expect(run.stdout).toMatch(/^\| total +\| +\| 3\/3 +\| +9\/9 \|/m);
+    expect(run.stdout).toContain("3/3 passed (100.0%)");
   });
 
   test.each(Object.entries(EXAMPLES))(
@@ -73,6 +74,9 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
       "system",
       ...Array.from({ length: 4 }, () => ["assistant", "user"]).flat(),
       "assistant",
+      "check",
+      "check",
+      "check",
       "result",
     ]);
     expect(lines.at(-1)).toMatchObject({

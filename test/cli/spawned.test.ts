@@ -83,7 +83,7 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(3);
     expect(result.stderr).toMatch(/\[spawned\] step 2 bash: rm notes.txt && ls -R \(exit 0, /);
-    expect(result.stdout).toMatch(/spawned\s+completed\s+3/);
+    expect(result.stdout).toMatch(/^\| spawned +\| completed \| yes +\|/m);
 
     const runDir = join(dir, "out", "spawned");
     expect(await readFile(ws.path("src/app.js"), "utf8")).toContain("y = 2");

@@ -301,9 +301,11 @@ const INIT: InitInfo = {
     prompt: "Fix it.",
     system: undefined,
     limits: { maxSteps: 12, maxTokens: 200_000, maxOutputTokens: 8192, timeoutMs: 300_000 },
-    bash: { timeoutMs: 60_000, envKeys: ["CI"] },
+    bash: { timeoutMs: 60_000, env: { CI: "1" } },
     replies: undefined,
+    checks: [],
   },
   workspace: { source: "/src", path: "/runs/fix/workspace", inPlace: false, contentHash: null },
   offline: true,
+  origin: undefined,
 };

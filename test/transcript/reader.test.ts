@@ -50,6 +50,9 @@ describe("readTranscript on a transcript the real run wrote", () => {
       "system",
       ...Array.from({ length: 4 }, () => ["assistant", "user"]).flat(),
       "assistant",
+      "check",
+      "check",
+      "check",
       "result",
     ]);
     expect(lines[0]).toMatchObject({ subtype: "init", schema_version: 1 });

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import type { Check } from "../checks/types.js";
+
+const Base = { name: z.string(), line: z.number() };
+const Globs = z.array(z.string()).optional();
+
+/** A resolved check as the init line records it (see `Check`), validated on the way back in. */
+const RecordedCheckSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("run"), ...Base, command: z.string(), timeoutMs: z.number() }),
+  z.object({ kind: z.literal("file_exists"), ...Base, path: z.string() }),
+  z.object({ kind: z.literal("file_absent"), ...Base, path: z.string() }),
+  z.object({ kind: z.literal("file_contains"), ...Base, path: z.string(), text: z.string() }),
+  z.object({ kind: z.literal("file_matches"), ...Base, path: z.string(), pattern: z.string() }),
+  z.object({
+    kind: z.literal("changed_files"),
+    ...Base,
+    only: Globs,
+    must: Globs,
+    max: z.number().optional(),
+  }),
+  z.object({ kind: z.literal("final_text_matches"), ...Base, pattern: z.string() }),
+]);
+
+/** Parses the recorded checks; undefined when they do not match (a transcript from another version). */
+export function parseRecordedChecks(value: unknown): Check[] | undefined {
+  const parsed = z.array(RecordedCheckSchema).safeParse(value ?? []);
+  if (!parsed.success) return undefined;
+  return parsed.data.map(
+    (check): Check =>
+      check.kind === "changed_files"
+        ? { ...check, only: check.only, must: check.must, max: check.max }
+        : check,
+  );
+}

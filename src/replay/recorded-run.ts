@@ -1,0 +1,142 @@
+import { z } from "zod";
+import { TranscriptError } from "../errors.js";
+import type { ApiMessage } from "../model/model-client.js";
+import { type Task, TOOL_NAMES } from "../task/schema.js";
+import type { TranscriptLine } from "../transcript/entries.js";
+import { parseRecordedChecks } from "./recorded-checks.js";
+
+/** One recorded tool result, as the divergence check compares it. */
+export type RecordedToolResult = { toolName: string; content: string; isError: boolean };
+
+/** What a transcript says about its run, in the shape replay, fork and resume need. */
+export type RecordedRun = {
+  path: string;
+  sessionId: string;
+  /** The task as it ran, rebuilt from the init line (workspace: the recorded source folder). */
+  task: Task;
+  model: string;
+  contentHash: string | null;
+  isInPlace: boolean;
+  isOffline: boolean;
+  /** The model's replies, one per step, in order. */
+  replies: ApiMessage[];
+  /** Tool results by step (index 0 is step 1), in call order. */
+  toolResults: RecordedToolResult[][];
+  /** The closing line's status and errors; undefined for a run that was killed. */
+  ending: { status: string; errors: string[] } | undefined;
+};
+
+const RecordedTaskSchema = z.looseObject({
+  name: z.string(),
+  file: z.string(),
+  prompt: z.string(),
+  extra_system: z.string().nullable(),
+  model: z.string(),
+  limits: z.object({
+    max_steps: z.number(),
+    max_tokens: z.number(),
+    max_output_tokens: z.number(),
+    timeout_ms: z.number(),
+  }),
+  tools: z.array(z.enum(TOOL_NAMES)),
+  bash: z.object({ timeout_ms: z.number(), env: z.record(z.string(), z.string()).default({}) }),
+  replies: z.string().nullable(),
+  checks: z.unknown(),
+  workspace: z.object({
+    source: z.string(),
+    in_place: z.boolean(),
+    content_hash: z.string().nullable(),
+  }),
+  offline: z.boolean(),
+});
+
+const ToolResultBlockSchema = z.looseObject({
+  type: z.literal("tool_result"),
+  content: z.string(),
+  is_error: z.boolean().optional(),
+});
+
+/** Rebuilds a run from its transcript lines (from `readTranscript`). */
+export function recordedRun(path: string, lines: readonly TranscriptLine[]): RecordedRun {
+  const init = lines[0];
+  const parsed = RecordedTaskSchema.safeParse(init?.type === "system" ? init.task : undefined);
+  if (init === undefined || !parsed.success) {
+    const issue = parsed.error?.issues[0];
+    throw new TranscriptError(
+      `${path}:1: the init line does not describe the task fully (${issue?.path.join(".") ?? "task"}: ${issue?.message ?? "missing"}); it may come from an older agent-run`,
+    );
+  }
+  const recorded = parsed.data;
+  const replies: ApiMessage[] = [];
+  const toolResults: RecordedToolResult[][] = [];
+  let ending: RecordedRun["ending"];
+  for (const line of lines) {
+    if (line.type === "assistant") replies[line.step - 1] = toApiMessage(line.message);
+    if (line.type === "user" && line.tool_name !== undefined) {
+      const block = ToolResultBlockSchema.safeParse(line.message.content[0]);
+      if (!block.success) continue;
+      const step = (toolResults[line.step - 1] ??= []);
+      step.push({
+        toolName: line.tool_name,
+        content: block.data.content,
+        isError: block.data.is_error === true,
+      });
+    }
+    if (line.type === "result") ending = { status: line.status, errors: errorsOf(line) };
+  }
+  return {
+    path,
+    sessionId: init.session_id,
+    task: toTask(recorded),
+    model: recorded.model,
+    contentHash: recorded.workspace.content_hash,
+    isInPlace: recorded.workspace.in_place,
+    isOffline: recorded.offline,
+    replies: replies.filter((reply) => reply !== undefined),
+    toolResults,
+    ending,
+  };
+}
+
+function toTask(recorded: z.infer<typeof RecordedTaskSchema>): Task {
+  return {
+    name: recorded.name,
+    file: recorded.file,
+    prompt: recorded.prompt,
+    system: recorded.extra_system ?? undefined,
+    model: recorded.model,
+    workspace: recorded.workspace.source,
+    limits: {
+      maxSteps: recorded.limits.max_steps,
+      maxTokens: recorded.limits.max_tokens,
+      maxOutputTokens: recorded.limits.max_output_tokens,
+      timeoutMs: recorded.limits.timeout_ms,
+    },
+    tools: recorded.tools,
+    bash: { timeoutMs: recorded.bash.timeout_ms, env: recorded.bash.env },
+    replies: recorded.replies ?? undefined,
+    checks: parseRecordedChecks(recorded.checks) ?? [],
+  };
+}
+
+function toApiMessage(
+  message: { role: "assistant"; content: Array<{ type: string }> } & Record<string, unknown>,
+): ApiMessage {
+  return {
+    ...message,
+    id: typeof message.id === "string" ? message.id : "msg_recorded",
+    type: "message",
+    role: "assistant",
+    model: typeof message.model === "string" ? message.model : "recorded",
+    content: message.content,
+    stop_reason: typeof message.stop_reason === "string" ? message.stop_reason : null,
+    usage: typeof message.usage === "object" && message.usage !== null ? { ...message.usage } : {},
+  };
+}
+
+function errorsOf(line: Record<string, unknown>): string[] {
+  const errors = line.errors;
+  return Array.isArray(errors)
+    ? errors.filter((error): error is string => typeof error === "string")
+    : [];
+}
