@@ -75,7 +75,8 @@ export function recordedRun(path: string, lines: readonly TranscriptLine[]): Rec
     if (line.type === "user" && line.tool_name !== undefined) {
       const block = ToolResultBlockSchema.safeParse(line.message.content[0]);
       if (!block.success) continue;
-      const step = (toolResults[line.step - 1] ??= []);
+      const step = toolResults[line.step - 1] ?? [];
+      toolResults[line.step - 1] = step;
       step.push({
         toolName: line.tool_name,
         content: block.data.content,
