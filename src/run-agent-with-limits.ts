@@ -1,7 +1,9 @@
 import { dirname } from "node:path";
+import type { LimitHit } from "./agent/budget.js";
 import type { AgentEvent, RunResult } from "./agent/events.js";
 import { runAgent } from "./agent/run-agent.js";
 import type { ModelClient } from "./model/model-client.js";
+import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
 import type { Task } from "./task/schema.js";
 import { createTools } from "./tools/index.js";
 
@@ -14,6 +16,9 @@ export type AgentRunSetup = {
   baseEnv: Record<string, string>;
   /** The batch's cancellation. */
   signal: AbortSignal;
+  prices: PriceTable;
+  /** A limit from outside the task (the batch budget), asked before each model call. */
+  gate?: (() => LimitHit | undefined) | undefined;
 };
 
 /** Node timers fire at once past this (about 24.8 days); longer timeouts wait this long. */
@@ -52,6 +57,8 @@ export async function runAgentWithLimits(
       workspaceRoot,
       signal: controller.signal,
       onEvent,
+      costOf: (usage) => estimateCostUsd(options.prices, options.modelName, usage),
+      ...(options.gate === undefined ? {} : { gate: options.gate }),
     });
   } finally {
     clearTimeout(timer);

@@ -1,5 +1,6 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { LimitHit } from "./agent/budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
 import { runChecks } from "./checks/run-checks.js";
@@ -39,6 +40,10 @@ export type RunTaskOptions = {
   /** Aborted when the batch is cancelled (Ctrl-C, SIGTERM). */
   signal: AbortSignal;
   onEvent?: (event: AgentEvent) => void;
+  /** A limit from outside the task (the batch budget), asked before each model call. */
+  gate?: () => LimitHit | undefined;
+  /** Record the task as skipped, with this reason, instead of running it (a spent batch budget). */
+  skipReason?: string;
   /** Called with each check's result, after the agent stopped. */
   onCheck?: (result: CheckResult) => void;
   /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
@@ -64,12 +69,13 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     excludePaths: options.inPlace ? [runDir] : [],
   };
 
-  const prepared = options.signal.aborted
-    ? undefined
-    : await prepare(options, runDir, place).catch((error: unknown) => {
-        problems.push(`could not prepare the workspace: ${messageOf(error)}`);
-        return undefined;
-      });
+  const prepared =
+    options.signal.aborted || options.skipReason !== undefined
+      ? undefined
+      : await prepare(options, runDir, place).catch((error: unknown) => {
+          problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+          return undefined;
+        });
   const workspace = prepared?.workspace ?? task.workspace;
   transcript.write(initLine(initInfo(options, system, workspace, prepared?.before)));
   const work =
@@ -85,9 +91,11 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
 
   const elapsedMs = performance.now() - startedAt;
   let final =
-    options.signal.aborted && prepared === undefined && problems.length === 0
-      ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
-      : finalResult(work?.result, problems, elapsedMs);
+    options.skipReason !== undefined
+      ? emptyResult("skipped", options.skipReason, elapsedMs)
+      : options.signal.aborted && prepared === undefined && problems.length === 0
+        ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
+        : finalResult(work?.result, problems, elapsedMs);
   const changedFiles = work?.changes?.changedFiles ?? [];
   const checks = work?.checks ?? [];
   const costUsd = estimateCostUsd(options.prices, options.modelName, final.usage);

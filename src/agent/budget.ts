@@ -2,7 +2,15 @@ import { addUsage, totalTokens, type Usage, ZERO_USAGE } from "../model/model-cl
 import type { LimitName } from "./events.js";
 
 /** The limits the loop enforces itself (the timeout arrives as an abort signal). */
-export type BudgetLimits = { maxSteps: number; maxTokens: number };
+export type BudgetLimits = {
+  maxSteps: number;
+  maxTokens: number;
+  /** Per-task spending cap in USD; needs `costOf`. */
+  maxCostUsd?: number | undefined;
+};
+
+/** Prices a usage in USD (null when the model has no known price). */
+export type CostOf = (usage: Usage) => number | null;
 
 /** A limit that has been reached, with the figures for the transcript. */
 export type LimitHit = { limit: LimitName; used: number; max: number };
@@ -17,8 +25,11 @@ export class Budget {
   #usage: Usage = ZERO_USAGE;
   readonly #limits: BudgetLimits;
 
-  constructor(limits: BudgetLimits) {
+  readonly #costOf: CostOf;
+
+  constructor(limits: BudgetLimits, costOf: CostOf = () => null) {
     this.#limits = limits;
+    this.#costOf = costOf;
   }
 
   get steps(): number {
@@ -38,6 +49,8 @@ export class Budget {
     if (tokens >= this.#limits.maxTokens) {
       return { limit: "max_tokens", used: tokens, max: this.#limits.maxTokens };
     }
+    const cost = this.#costHit((spent, max) => spent >= max);
+    if (cost !== undefined) return cost;
     this.#steps += 1;
     return undefined;
   }
@@ -46,8 +59,17 @@ export class Budget {
   afterReply(usage: Usage): LimitHit | undefined {
     this.#usage = addUsage(this.#usage, usage);
     const tokens = totalTokens(this.#usage);
-    return tokens > this.#limits.maxTokens
-      ? { limit: "max_tokens", used: tokens, max: this.#limits.maxTokens }
-      : undefined;
+    if (tokens > this.#limits.maxTokens)
+      return { limit: "max_tokens", used: tokens, max: this.#limits.maxTokens };
+    return this.#costHit((spent, max) => spent > max);
+  }
+
+  /** The cost limit, when set and `isHit(spent, max)`; an unknown price counts as reaching it. */
+  #costHit(isHit: (spent: number, max: number) => boolean): LimitHit | undefined {
+    const max = this.#limits.maxCostUsd;
+    if (max === undefined) return undefined;
+    const spent = this.#costOf(this.#usage);
+    if (spent === null) return { limit: "max_cost", used: Number.NaN, max };
+    return isHit(spent, max) ? { limit: "max_cost", used: spent, max } : undefined;
   }
 }

@@ -5,12 +5,15 @@ export type RunStatus =
   | "completed"
   | "max_steps"
   | "max_tokens"
+  | "max_cost"
   | "timeout"
+  | "budget"
   | "cancelled"
+  | "skipped"
   | "error";
 
 /** The limits a run can hit; a subset of `RunStatus`. */
-export type LimitName = "max_steps" | "max_tokens" | "timeout";
+export type LimitName = "max_steps" | "max_tokens" | "max_cost" | "timeout" | "budget";
 
 /** The loop's outcome. A limit or a model failure is a status here, never an exception. */
 export type RunResult = {

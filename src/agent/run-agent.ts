@@ -10,7 +10,7 @@ import {
   textOf,
 } from "../model/model-client.js";
 import type { Tool } from "../tools/define-tool.js";
-import { Budget, type BudgetLimits, type LimitHit } from "./budget.js";
+import { Budget, type BudgetLimits, type CostOf, type LimitHit } from "./budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./events.js";
 import { runToolCall } from "./run-tool-call.js";
 
@@ -29,6 +29,10 @@ export type RunAgentOptions = {
   /** Aborted with an `AbortReason` on timeout or cancellation. */
   signal: AbortSignal;
   onEvent: (event: AgentEvent) => void;
+  /** Prices usage, for `limits.maxCostUsd`. */
+  costOf?: CostOf;
+  /** Asked before each model call: a limit outside the task (a batch budget) that stops it. */
+  gate?: () => LimitHit | undefined;
 };
 
 /** What the loop keeps between turns. */
@@ -55,7 +59,7 @@ export const CUT_OFF_NOTICE =
 export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const state: RunState = {
     options,
-    budget: new Budget(options.limits),
+    budget: new Budget(options.limits, options.costOf),
     toolSpecs: options.tools.map(({ name, description, inputSchema }) => ({
       name,
       description,
@@ -77,6 +81,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   const { options, budget } = state;
   if (options.signal.aborted) return endAborted(state);
+  const gateHit = options.gate?.();
+  if (gateHit !== undefined) return endAtLimit(state, gateHit, budget.steps);
   const callHit = budget.beforeCall();
   if (callHit !== undefined) return endAtLimit(state, callHit, budget.steps);
   const step = budget.steps;

@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors.js";
 import { parseDuration } from "../task/schema.js";
+import { parseShard, type Shard } from "./shard.js";
 
 /** What `agent-run run` was asked to do, validated. */
 export type RunOptions = {
@@ -14,6 +15,10 @@ export type RunOptions = {
   isOffline: boolean;
   isVerbose: boolean;
   pricesFile: string | undefined;
+  maxCostUsd: number | undefined;
+  budgetUsd: number | undefined;
+  budgetTokens: number | undefined;
+  shard: Shard | undefined;
 };
 
 export const DEFAULT_OUT_DIR = "agent-runs";
@@ -64,6 +69,17 @@ export const RUN_FLAGS = {
     type: "string",
     describe: "JSON file of model prices (USD per million tokens) to add or override",
   },
+  "max-cost": { type: "string", describe: "Override every task's limits.max_cost_usd (USD)" },
+  "budget-usd": {
+    type: "string",
+    describe:
+      "Cap the whole batch's spend in USD: then no task starts, running tasks stop (status budget)",
+  },
+  "budget-tokens": { type: "string", describe: "Cap the whole batch's tokens, like --budget-usd" },
+  shard: {
+    type: "string",
+    describe: "Run only part I of N of the tasks (I/N, e.g. 2/3), the same on every machine",
+  },
 } as const;
 
 /** Validates the raw flag values; problems are `ConfigError`s naming the flag and the fix. */
@@ -86,6 +102,10 @@ export function parseRunOptions(
     isOffline: raw.offline === true,
     isVerbose: raw.verbose === true,
     pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),
+    maxCostUsd: usdFlag("--max-cost", raw["max-cost"]),
+    budgetUsd: usdFlag("--budget-usd", raw["budget-usd"]),
+    budgetTokens: positiveIntFlag("--budget-tokens", raw["budget-tokens"]),
+    shard: mapDefined(stringFlag(raw.shard), parseShard),
   };
 }
 
@@ -108,6 +128,23 @@ export function positiveIntFlag(flag: string, value: unknown): number | undefine
     throw new ConfigError(`${flag}: expected a positive integer, got ${JSON.stringify(text)}`);
   }
   return number;
+}
+
+/** A positive amount of US dollars (`0.5`). */
+export function usdFlag(flag: string, value: unknown): number | undefined {
+  const text = stringFlag(value);
+  if (text === undefined) return undefined;
+  const amount = Number(text.replace(/^\$/, ""));
+  if (!Number.isFinite(amount) || amount <= 0) {
+    throw new ConfigError(
+      `${flag}: expected a positive amount of US dollars such as 0.5, got ${JSON.stringify(text)}`,
+    );
+  }
+  return amount;
+}
+
+function mapDefined<T, R>(value: T | undefined, map: (value: T) => R): R | undefined {
+  return value === undefined ? undefined : map(value);
 }
 
 /** A duration flag (`90s`, `10m`, or seconds); a `ConfigError` naming the flag otherwise. */

@@ -1,86 +1,157 @@
 import { relative, resolve } from "node:path";
 import { glob } from "tinyglobby";
 import { ConfigError, messageOf } from "../errors.js";
-import { ZERO_USAGE } from "../model/model-client.js";
+import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
+import { estimateCostUsd, findPrice, type PriceTable } from "../model/pricing.js";
 import { writeBatchReport } from "../report/batch-report.js";
 import { formatDuration } from "../report/format.js";
-import { createProgressReporter } from "../report/progress.js";
 import type { TaskSummary } from "../report/summary.js";
 import { runTask } from "../run-task.js";
 import { loadTasks } from "../task/load-task.js";
 import { DEFAULT_MODEL, type Task } from "../task/schema.js";
+import { BatchBudget } from "./batch-budget.js";
+import { type BatchLog, createBatchLog } from "./batch-log.js";
 import { buildCommandEnv } from "./command-env.js";
 import type { CliIo } from "./io.js";
 import { liveModels, loadPrices, scriptedModels } from "./models.js";
 import { nonEmpty, type RunOptions } from "./options.js";
 import { prepareOutDir } from "./out-dir.js";
+import { selectShard } from "./shard.js";
 
 /** A batch's outcome: one summary per task, in task-file order. */
 export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
 
+/** Everything validated before the first task starts. */
+type Batch = {
+  tasks: Task[];
+  modelOf: (task: Task) => { name: string; client: ModelClient };
+  prices: PriceTable;
+  outDir: string;
+  baseEnv: Record<string, string>;
+};
+
 /**
- * `agent-run run`: validate everything first (task files, replies, key, output folder), then run
- * the tasks with bounded concurrency and print the table. Throws `AgentRunError`s for bad input.
+ * `agent-run run`: validate everything first (task files, replies, key, prices, output folder),
+ * then run the tasks with bounded concurrency under the batch budget, print the report and write
+ * `report.json`. Throws `AgentRunError`s for bad input.
  */
 export async function runCommand(
   options: RunOptions,
   io: CliIo,
   signal: AbortSignal,
 ): Promise<BatchResult> {
-  const tasks = (await loadTasks(await expandPatterns(options.patterns))).map((task) =>
+  const batch = await prepareBatch(options, io);
+  const log = createBatchLog(io, options);
+  const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
+  const startedAt = performance.now();
+  const summaries = await mapWithConcurrency(batch.tasks, options.concurrency, (task) =>
+    runOne(task, batch, { options, log, budget, signal }),
+  );
+  const wallTimeMs = performance.now() - startedAt;
+  const markdown = await writeBatchReport(batch.outDir, summaries);
+  io.writeOut(markdown);
+  io.writeOut(
+    `wall time ${formatDuration(wallTimeMs)}; outputs in ${displayPath(batch.outDir)} (report.json)`,
+  );
+  await log.finish(summaries, markdown, batch.outDir);
+  return { summaries, wallTimeMs };
+}
+
+async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
+  const all = (await loadTasks(await expandPatterns(options.patterns))).map((task) =>
     applyOverrides(task, options),
   );
+  const tasks = options.shard === undefined ? all : selectShard(all, options.shard);
+  if (options.shard !== undefined) {
+    io.writeErr(
+      `agent-run: shard ${options.shard.index}/${options.shard.count}: ${tasks.length} of ${all.length} tasks`,
+    );
+  }
   const prices = await loadPrices(options.pricesFile);
   const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
-  const models = options.isOffline
+  const clients = options.isOffline
     ? await scriptedModels(tasks)
     : liveModels(tasks.length, apiKey, nonEmpty(io.env.ANTHROPIC_BASE_URL));
+  const nameOf = (task: Task) =>
+    options.model ?? task.model ?? nonEmpty(io.env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
+  refuseUnpricedSpendingCaps(tasks, nameOf, prices, options.budgetUsd !== undefined);
   const outDir = resolve(options.outDir);
   for (const warning of await prepareOutDir(outDir, tasks, options))
     io.writeErr(`agent-run: warning: ${warning}`);
+  return {
+    tasks,
+    modelOf: (task) => ({ name: nameOf(task), client: clients(task) }),
+    prices,
+    outDir,
+    baseEnv: buildCommandEnv(io.env, apiKey),
+  };
+}
 
-  const progress = createProgressReporter({
-    write: io.writeErr,
-    isColor: io.isColor,
-    isVerbose: options.isVerbose,
-  });
-  const baseEnv = buildCommandEnv(io.env, apiKey);
-  const startedAt = performance.now();
-  const summaries = await mapWithConcurrency(tasks, options.concurrency, async (task) => {
-    const modelName =
-      options.model ?? task.model ?? nonEmpty(io.env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
-    if (signal.aborted) return notStarted(task, modelName, outDir);
-    const where = options.isInPlace
-      ? `in place in ${task.workspace}`
-      : `on a copy in ${displayPath(outDir)}/${task.name}/workspace`;
-    progress.onTaskStart(
-      task.name,
-      `${modelName}${options.isOffline ? ", offline" : ""}, ${where}`,
-    );
-    const summary = await runTask({
-      task,
-      modelName,
-      model: models(task),
-      outDir,
-      inPlace: options.isInPlace,
-      offline: options.isOffline,
-      prices,
-      baseEnv,
-      signal,
-      onEvent: (event) => progress.onEvent(task.name, event),
-      onCheck: (check) => progress.onCheck(task.name, check),
-    }).catch((error: unknown) =>
-      failed(task, modelName, outDir, `internal error: ${messageOf(error)}`),
-    );
-    progress.onTaskEnd(summary);
-    return summary;
-  });
-  const wallTimeMs = performance.now() - startedAt;
-  io.writeOut(await writeBatchReport(outDir, summaries));
-  io.writeOut(
-    `wall time ${formatDuration(wallTimeMs)}; outputs in ${displayPath(outDir)} (report.json)`,
+/** Runs one task of the batch (or records it as skipped or not started); never throws. */
+async function runOne(
+  task: Task,
+  batch: Batch,
+  context: { options: RunOptions; log: BatchLog; budget: BatchBudget; signal: AbortSignal },
+): Promise<TaskSummary> {
+  const { options, log, budget, signal } = context;
+  const model = batch.modelOf(task);
+  if (signal.aborted) return notStarted(task, model.name, batch.outDir);
+  const spent = budget.exhausted();
+  const where = options.isInPlace
+    ? `in place in ${task.workspace}`
+    : `on a copy in ${displayPath(batch.outDir)}/${task.name}/workspace`;
+  log.onTaskStart(
+    task.name,
+    spent === undefined
+      ? `${model.name}${options.isOffline ? ", offline" : ""}, ${where}`
+      : "skipped",
   );
-  return { summaries, wallTimeMs };
+  const summary = await runTask({
+    task,
+    modelName: model.name,
+    model: model.client,
+    outDir: batch.outDir,
+    inPlace: options.isInPlace,
+    offline: options.isOffline,
+    prices: batch.prices,
+    baseEnv: batch.baseEnv,
+    signal,
+    gate: () => budget.exhausted(),
+    ...(spent === undefined ? {} : { skipReason: budget.describe(spent) }),
+    onEvent: (event) => {
+      if (event.type === "model_reply") {
+        budget.record(
+          event.reply.usage,
+          estimateCostUsd(batch.prices, model.name, event.reply.usage),
+        );
+      }
+      log.onEvent(task.name, event);
+    },
+    onCheck: (check) => log.onCheck(task.name, check),
+  }).catch((error: unknown) =>
+    failed(task, model.name, batch.outDir, `internal error: ${messageOf(error)}`),
+  );
+  log.onTaskEnd(summary);
+  return summary;
+}
+
+/** Spending caps need prices: a model without one would never be stopped, so refuse up front. */
+function refuseUnpricedSpendingCaps(
+  tasks: readonly Task[],
+  nameOf: (task: Task) => string,
+  prices: PriceTable,
+  hasBatchUsdBudget: boolean,
+): void {
+  const unpriced = tasks.filter(
+    (task) =>
+      (hasBatchUsdBudget || task.limits.maxCostUsd !== undefined) &&
+      findPrice(prices, nameOf(task)) === undefined,
+  );
+  if (unpriced.length === 0) return;
+  const names = unpriced.map((task) => `${task.name} (${nameOf(task)})`).join(", ");
+  throw new ConfigError(
+    `no price is known for the model of ${names}, so a USD limit (--budget-usd, max_cost_usd) cannot be enforced; add its price with --prices FILE`,
+  );
 }
 
 /** Expands globs (quoted ones included, for shells that don't); a glob matching nothing is an error. */
@@ -99,7 +170,7 @@ async function expandPatterns(patterns: readonly string[]): Promise<string[]> {
   return files;
 }
 
-/** Applies `--max-steps`, `--max-tokens` and `--timeout` to every task. */
+/** Applies `--max-steps`, `--max-tokens`, `--timeout` and `--max-cost` to every task. */
 function applyOverrides(task: Task, options: RunOptions): Task {
   return {
     ...task,
@@ -108,6 +179,7 @@ function applyOverrides(task: Task, options: RunOptions): Task {
       ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
       ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd }),
     },
   };
 }

@@ -5,7 +5,8 @@ import { formatCost, formatCount, formatDuration, oneLine } from "./format.js";
 import type { TaskSummary } from "./summary.js";
 
 export type ProgressOptions = {
-  write: (line: string) => void;
+  /** Receives each finished line and the task it is about. */
+  write: (line: string, taskName: string) => void;
   isColor: boolean;
   isVerbose: boolean;
 };
@@ -28,7 +29,8 @@ const RESET = "\u001b[0m";
 /** Creates the stderr reporter; colours only when asked (a TTY without `CI` or `NO_COLOR`). */
 export function createProgressReporter(options: ProgressOptions): ProgressReporter {
   const paint = (code: string, text: string) => (options.isColor ? `${code}${text}${RESET}` : text);
-  const say = (name: string, text: string) => options.write(`${paint(DIM, `[${name}]`)} ${text}`);
+  const say = (name: string, text: string) =>
+    options.write(`${paint(DIM, `[${name}]`)} ${text}`, name);
   return {
     onTaskStart(name, detail) {
       say(name, `started (${detail})`);

@@ -65,6 +65,18 @@ export function positiveInt(description: string) {
     .describe(description);
 }
 
+/** An optional positive amount of US dollars (`0.5`, `2`), for spending caps. */
+export function positiveUsd(description: string) {
+  const message = (issue: { input?: unknown }) =>
+    `expected a positive amount of US dollars such as 0.5 or 2, got ${JSON.stringify(issue.input)}`;
+  return z
+    .number({ error: message })
+    .positive({ error: message })
+    .max(1_000_000, { error: message })
+    .optional()
+    .describe(description);
+}
+
 /** The schema already rejected bad durations; a null here is a bug, not a user mistake. */
 export function durationMs(value: string | number | undefined, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Check } from "../checks/types.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
-import { duration, positiveInt } from "./schema-fields.js";
+import { duration, positiveInt, positiveUsd } from "./schema-fields.js";
 
 // Kept importable from here, where the CLI has always found it.
 export { parseDuration } from "./schema-fields.js";
@@ -80,6 +80,9 @@ export const TaskFileSchema = z
         max_output_tokens: positiveInt(
           `Most tokens the model may write in one reply. Default: ${DEFAULT_LIMITS.maxOutputTokens}.`,
         ),
+        max_cost_usd: positiveUsd(
+          "Spending cap for the run in US dollars, at the price table's rates; past it the run stops with status max_cost. The model must have a known price. Default: none.",
+        ),
         timeout: duration(
           `Wall-clock limit for the whole run ("90s", "10m", "1.5h", "500ms" or a number of seconds); past it the run stops with status timeout. Default: ${minutes(DEFAULT_LIMITS.timeoutMs)}.`,
         ),
@@ -130,6 +133,8 @@ export type Limits = {
   maxTokens: number;
   maxOutputTokens: number;
   timeoutMs: number;
+  /** No cap when undefined. */
+  maxCostUsd: number | undefined;
 };
 
 /** A validated task with defaults applied and paths made absolute. */

@@ -1,6 +1,7 @@
 import type { AgentEvent, RunResult, RunStatus } from "../agent/events.js";
 import type { Check, CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
+import type { Limits } from "../task/schema.js";
 import { TRANSCRIPT_VERSION } from "./entries.js";
 
 /** The resolved task as the init line records it. */
@@ -14,7 +15,7 @@ export type InitInfo = {
     file: string;
     prompt: string;
     system: string | undefined;
-    limits: { maxSteps: number; maxTokens: number; maxOutputTokens: number; timeoutMs: number };
+    limits: Limits;
     bash: { timeoutMs: number; env: Readonly<Record<string, string>> };
     replies: string | undefined;
     checks: readonly Check[];
@@ -57,6 +58,7 @@ export function initLine(info: InitInfo): Record<string, unknown> {
         max_tokens: task.limits.maxTokens,
         max_output_tokens: task.limits.maxOutputTokens,
         timeout_ms: task.limits.timeoutMs,
+        max_cost_usd: task.limits.maxCostUsd ?? null,
       },
       tools: info.tools,
       bash: { timeout_ms: task.bash.timeoutMs, env: task.bash.env },
@@ -155,8 +157,11 @@ const RESULT_SUBTYPE: Record<RunStatus, string> = {
   completed: "success",
   max_steps: "error_max_turns",
   max_tokens: "error_during_execution",
+  max_cost: "error_max_budget_usd",
   timeout: "error_during_execution",
+  budget: "error_max_budget_usd",
   cancelled: "error_during_execution",
+  skipped: "error_during_execution",
   error: "error_during_execution",
 };
 
@@ -164,8 +169,11 @@ const TERMINAL_REASON: Record<RunStatus, string> = {
   completed: "completed",
   max_steps: "max_turns",
   max_tokens: "budget_exhausted",
+  max_cost: "budget_exhausted",
   timeout: "timeout",
+  budget: "batch_budget_exhausted",
   cancelled: "cancelled",
+  skipped: "skipped",
   error: "api_error",
 };
 

@@ -300,7 +300,7 @@ const INIT: InitInfo = {
     file: "tasks/fix.yaml",
     prompt: "Fix it.",
     system: undefined,
-    limits: { maxSteps: 12, maxTokens: 200_000, maxOutputTokens: 8192, timeoutMs: 300_000 },
+    limits: { maxSteps: 12, maxTokens: 200_000, maxOutputTokens: 8192, timeoutMs: 300_000, maxCostUsd: undefined },
     bash: { timeoutMs: 60_000, env: { CI: "1" } },
     replies: undefined,
     checks: [],

@@ -1,0 +1,88 @@
+import { appendFile } from "node:fs/promises";
+import { join } from "node:path";
+import { annotations, jobSummary, outputLines } from "../report/github-actions.js";
+import { createProgressReporter, type ProgressReporter } from "../report/progress.js";
+import type { TaskSummary } from "../report/summary.js";
+import type { CliIo } from "./io.js";
+
+/** How a batch talks to its log: progress as it goes, and whatever the CI wants at the end. */
+export type BatchLog = ProgressReporter & {
+  /** After the batch: annotations, job summary and step outputs under GitHub Actions. */
+  finish(summaries: readonly TaskSummary[], reportMarkdown: string, outDir: string): Promise<void>;
+};
+
+/**
+ * The plain log (one line per tool call), or, when `GITHUB_ACTIONS=true`, the same lines grouped
+ * per task with `::group::`, then annotations, a job summary and step outputs.
+ */
+export function createBatchLog(
+  io: CliIo,
+  options: { isVerbose: boolean; concurrency: number },
+): BatchLog {
+  const isGithub = io.env.GITHUB_ACTIONS === "true";
+  if (!isGithub) {
+    const progress = createProgressReporter({
+      write: (line) => io.writeErr(line),
+      isColor: io.isColor,
+      isVerbose: options.isVerbose,
+    });
+    return { ...progress, finish: async () => {} };
+  }
+  return createGithubLog(io, options);
+}
+
+function createGithubLog(
+  io: CliIo,
+  options: { isVerbose: boolean; concurrency: number },
+): BatchLog {
+  // One task at a time streams inside its group; with several, each group is written whole at the
+  // task's end, so groups never interleave.
+  const isStreamed = options.concurrency === 1;
+  const buffers = new Map<string, string[]>();
+  const progress = createProgressReporter({
+    write: (line, task) => (isStreamed ? io.writeErr(line) : buffers.get(task)?.push(line)),
+    isColor: false,
+    isVerbose: options.isVerbose,
+  });
+  return {
+    onTaskStart(name, detail) {
+      if (isStreamed) io.writeErr(`::group::${name}`);
+      else buffers.set(name, []);
+      progress.onTaskStart(name, detail);
+    },
+    onEvent: progress.onEvent,
+    onCheck: progress.onCheck,
+    onTaskEnd(summary) {
+      progress.onTaskEnd(summary);
+      if (isStreamed) {
+        io.writeErr("::endgroup::");
+        return;
+      }
+      io.writeErr(`::group::${summary.name}: ${summary.status}`);
+      for (const line of buffers.get(summary.name) ?? []) io.writeErr(line);
+      io.writeErr("::endgroup::");
+      buffers.delete(summary.name);
+    },
+    async finish(summaries, reportMarkdown, outDir) {
+      for (const line of annotations(summaries)) io.writeErr(line);
+      const summaryFile = io.env.GITHUB_STEP_SUMMARY;
+      if (summaryFile !== undefined && summaryFile !== "")
+        await appendFile(summaryFile, jobSummary(reportMarkdown, summaries));
+      const outputFile = io.env.GITHUB_OUTPUT;
+      if (outputFile === undefined || outputFile === "") return;
+      const passed = summaries.filter((summary) => summary.passed).length;
+      const cost = summaries.reduce((sum, summary) => sum + (summary.costUsd ?? 0), 0);
+      await appendFile(
+        outputFile,
+        outputLines({
+          passed,
+          failed: summaries.length - passed,
+          total: summaries.length,
+          cost_usd: Math.round(cost * 1e6) / 1e6,
+          report: join(outDir, "report.json"),
+          out: outDir,
+        }),
+      );
+    },
+  };
+}

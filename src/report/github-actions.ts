@@ -1,0 +1,82 @@
+import type { RunStatus } from "../agent/events.js";
+import { formatCost, formatDuration } from "./format.js";
+import type { TaskSummary } from "./summary.js";
+
+/** Statuses where a limit stopped the task: a warning, not an error, in the Actions UI. */
+const LIMIT_STATUSES: ReadonlySet<RunStatus> = new Set([
+  "max_steps",
+  "max_tokens",
+  "max_cost",
+  "timeout",
+  "budget",
+  "skipped",
+]);
+
+/** Escapes a workflow command's message (GitHub's `escapeData`). */
+export function escapeData(text: string): string {
+  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+/** Escapes a workflow command's property value (GitHub's `escapeProperty`). */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+/**
+ * `::error` / `::warning` annotations for the tasks that did not pass: one per failed check, at
+ * its line in the task file; else one for the status (a warning when a limit stopped the task).
+ */
+export function annotations(summaries: readonly TaskSummary[]): string[] {
+  return summaries.flatMap((summary) => {
+    if (summary.passed) return [];
+    const failedChecks = summary.checks.filter((check) => !check.passed);
+    const statusLine = statusAnnotation(summary);
+    const checkLines = failedChecks.map(
+      (check) =>
+        `::error file=${escapeProperty(summary.taskFile)},line=${check.line},title=${escapeProperty(`agent-run: ${summary.name}: check failed`)}::${escapeData(`${check.name}: ${check.message}`)}`,
+    );
+    return summary.status === "completed" ? checkLines : [statusLine, ...checkLines];
+  });
+}
+
+function statusAnnotation(summary: TaskSummary): string {
+  const level = LIMIT_STATUSES.has(summary.status) ? "warning" : "error";
+  const title = `agent-run: ${summary.name}: ${summary.status}`;
+  const message = summary.error ?? `the task ended with status ${summary.status}`;
+  return `::${level} file=${escapeProperty(summary.taskFile)},title=${escapeProperty(title)}::${escapeData(message)}`;
+}
+
+/** The job summary: the report's table, then each task's changed files in a collapsed block. */
+export function jobSummary(reportMarkdown: string, summaries: readonly TaskSummary[]): string {
+  const details = summaries.map((summary) => {
+    const files = summary.changedFiles.map(
+      (file) =>
+        `| \`${escapeCell(file.path)}\` | ${file.status} | ${file.binary ? "binary" : `+${file.additions} −${file.deletions}`} |`,
+    );
+    const body =
+      files.length === 0
+        ? "No files changed."
+        : ["| file | change | lines |", "| --- | --- | --- |", ...files].join("\n");
+    const headline = `${summary.name}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
+    return `<details><summary>${escapeHtml(headline)}</summary>\n\n${body}\n\n</details>`;
+  });
+  return ["## agent-run", "", reportMarkdown, "", "### Changed files", "", ...details, ""].join(
+    "\n",
+  );
+}
+
+/** `$GITHUB_OUTPUT` lines (`name=value`). */
+export function outputLines(outputs: Readonly<Record<string, string | number>>): string {
+  return Object.entries(outputs)
+    .map(([name, value]) => `${name}=${String(value).replace(/[\r\n]+/g, " ")}`)
+    .join("\n")
+    .concat("\n");
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/`/g, "'");
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
