@@ -1,0 +1,132 @@
+import { describe, expect, test } from "vitest";
+import { readSummary, readTranscript } from "../helpers/outputs.js";
+import { runCli } from "../helpers/run-cli.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+/** Replies costing 100k input + 10k output tokens each: $0.30 per reply at claude-sonnet-5-5's $2/$10. */
+const COSTLY = `- content: [{ type: tool_use, name: list_files, input: {} }]
+  usage: { input_tokens: 100000, output_tokens: 10000 }
+- content: [{ type: tool_use, name: list_files, input: {} }]
+  usage: { input_tokens: 100000, output_tokens: 10000 }
+- content: [{ type: text, text: done }]
+  usage: { input_tokens: 100000, output_tokens: 10000 }
+`;
+
+function batch(names: string[], extra = ""): Record<string, string> {
+  const files: Record<string, string> = { "ws/a.txt": "a\n", "r.yaml": COSTLY };
+  for (const name of names)
+    files[`${name}.yaml`] = `prompt: Go.\nworkspace: ws\nreplies: r.yaml\n${extra}`;
+  return files;
+}
+
+describe("batch budgets and max_cost", () => {
+  test("--budget-usd: once spent, running tasks stop at their next call and the rest are skipped", async () => {
+    await using dir = await tmpWorkspace({ files: batch(["t1", "t2", "t3"]) });
+    const run = await runCli([
+      "--offline",
+      "-j",
+      "1",
+      "--budget-usd",
+      "1",
+      dir.path("t1.yaml"),
+      dir.path("t2.yaml"),
+      dir.path("t3.yaml"),
+      "--out",
+      dir.path("out"),
+    ]);
+
+    expect(run.exitCode).toBe(1);
+    expect(await readSummary(dir.path("out/t1"))).toMatchObject({
+      status: "completed",
+      steps: 3,
+      cost_usd: 0.9,
+    });
+    expect(await readSummary(dir.path("out/t2"))).toMatchObject({
+      status: "budget",
+      steps: 1,
+      cost_usd: 0.3,
+    });
+    const skipped = await readSummary(dir.path("out/t3"));
+    expect(skipped).toMatchObject({ status: "skipped", steps: 0, passed: false });
+    expect(String(skipped.error)).toMatch(/batch budget is spent: \$1\.2 of --budget-usd 1/);
+    expect((await readTranscript(dir.path("out/t3"))).map((line) => line.type)).toEqual([
+      "system",
+      "result",
+    ]);
+    expect((await readTranscript(dir.path("out/t2"))).at(-2)).toMatchObject({
+      type: "limit_reached",
+      limit: "budget",
+      max: 1,
+    });
+    expect(run.stdout).toMatch(/^\| t3 +\| skipped +\| no +\|/m);
+  });
+
+  test("--budget-tokens caps the batch in tokens", async () => {
+    await using dir = await tmpWorkspace({ files: batch(["t1", "t2"]) });
+    const run = await runCli([
+      "--offline",
+      "-j",
+      "1",
+      "--budget-tokens",
+      "200000",
+      dir.path("t1.yaml"),
+      dir.path("t2.yaml"),
+      "--out",
+      dir.path("out"),
+    ]);
+
+    expect(run.exitCode).toBe(1);
+    expect(await readSummary(dir.path("out/t1"))).toMatchObject({
+      status: "budget",
+      steps: 2,
+      total_tokens: 220000,
+    });
+    expect(await readSummary(dir.path("out/t2"))).toMatchObject({ status: "skipped" });
+  });
+
+  test("max_cost_usd in the task file stops that task with status max_cost; --max-cost overrides it", async () => {
+    await using dir = await tmpWorkspace({
+      files: batch(["t"], "limits: { max_cost_usd: 0.5 }\n"),
+    });
+    const fromFile = await runCli(["--offline", dir.path("t.yaml"), "--out", dir.path("a")]);
+    const fromFlag = await runCli([
+      "--offline",
+      dir.path("t.yaml"),
+      "--max-cost",
+      "5",
+      "--out",
+      dir.path("b"),
+    ]);
+
+    expect(fromFile.exitCode).toBe(1);
+    expect(await readSummary(dir.path("a/t"))).toMatchObject({
+      status: "max_cost",
+      steps: 2,
+      cost_usd: 0.6,
+    });
+    expect((await readTranscript(dir.path("a/t"))).at(-1)).toMatchObject({
+      subtype: "error_max_budget_usd",
+      status: "max_cost",
+    });
+    expect(fromFlag.exitCode).toBe(0);
+  });
+
+  test("a USD limit on a model with no known price is refused before anything runs", async () => {
+    await using dir = await tmpWorkspace({ files: batch(["t"]) });
+    const run = await runCli([
+      "--offline",
+      "--model",
+      "claude-unknown-9",
+      "--budget-usd",
+      "1",
+      dir.path("t.yaml"),
+      "--out",
+      dir.path("out"),
+    ]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(
+      /no price is known for the model of t \(claude-unknown-9\).*--prices/,
+    );
+  });
+});

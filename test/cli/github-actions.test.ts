@@ -1,0 +1,143 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { describe, expect, test } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+const REPLIES = `- content: [{ type: tool_use, name: write_file, input: { path: out.txt, content: "hi\\n" } }]
+  usage: { input_tokens: 1000, output_tokens: 100 }
+- content: [{ type: text, text: done }]
+`;
+
+async function batchDir() {
+  return tmpWorkspace({
+    files: {
+      "ws/a.txt": "a\n",
+      "r.yaml": REPLIES,
+      "good.yaml":
+        "prompt: Go.\nworkspace: ws\nreplies: r.yaml\nchecks:\n  - file_exists: out.txt\n",
+      "bad.yaml":
+        'prompt: Go.\nworkspace: ws\nreplies: r.yaml\nchecks:\n  - file_exists: out.txt\n  - file_contains: { path: out.txt, text: "bye" }\n    name: says bye\n',
+      "short.yaml": "prompt: Go.\nworkspace: ws\nreplies: r.yaml\nlimits: { max_steps: 1 }\n",
+      "summary.md": "# earlier step\n",
+      "output.txt": "",
+    },
+  });
+}
+
+function githubEnv(dir: { path(rel: string): string }) {
+  return {
+    GITHUB_ACTIONS: "true",
+    CI: "true",
+    GITHUB_STEP_SUMMARY: dir.path("summary.md"),
+    GITHUB_OUTPUT: dir.path("output.txt"),
+    ANTHROPIC_API_KEY: "sk-ant-secret-value-123",
+  };
+}
+
+describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
+  test.each([1, 3])("groups each task's log, balanced (concurrency %i)", async (concurrency) => {
+    await using dir = await batchDir();
+    const run = await runCli(
+      [
+        "--offline",
+        "-j",
+        String(concurrency),
+        dir.path("good.yaml"),
+        dir.path("bad.yaml"),
+        dir.path("short.yaml"),
+        "--out",
+        dir.path("out"),
+      ],
+      {
+        env: githubEnv(dir),
+      },
+    );
+
+    const lines = run.stderr.split("\n");
+    let depth = 0;
+    for (const line of lines) {
+      if (line.startsWith("::group::")) depth += 1;
+      if (line === "::endgroup::") depth -= 1;
+      expect(depth === 0 || depth === 1, `groups nest or interleave at: ${line}`).toBe(true);
+      if (line.startsWith("[")) expect(depth, `a progress line outside a group: ${line}`).toBe(1);
+    }
+    expect(depth).toBe(0);
+    expect(lines.filter((line) => line.startsWith("::group::"))).toHaveLength(3);
+  });
+
+  test("annotations for the failures only, pointing at the failed check's line; a limit is a warning", async () => {
+    await using dir = await batchDir();
+    const run = await runCli(
+      [
+        "--offline",
+        dir.path("good.yaml"),
+        dir.path("bad.yaml"),
+        dir.path("short.yaml"),
+        "--out",
+        dir.path("out"),
+      ],
+      {
+        env: githubEnv(dir),
+      },
+    );
+
+    expect(run.exitCode).toBe(1);
+    const annotations = run.stderr
+      .split("\n")
+      .filter((line) => /^::(error|warning|notice)/.test(line));
+    expect(annotations).toEqual([
+      `::error file=${dir.path("bad.yaml").replace(/:/g, "%3A")},line=6,title=agent-run%3A bad%3A check failed::says bye: out.txt does not contain "bye"`,
+      `::warning file=${dir.path("short.yaml").replace(/:/g, "%3A")},title=agent-run%3A short%3A max_steps::max_steps reached: 1 of 1`,
+    ]);
+  });
+
+  test("a job summary row per task with the changed files, and the step outputs", async () => {
+    await using dir = await batchDir();
+    await runCli(
+      [
+        "--offline",
+        dir.path("good.yaml"),
+        dir.path("bad.yaml"),
+        dir.path("short.yaml"),
+        "--out",
+        dir.path("out"),
+      ],
+      { env: githubEnv(dir) },
+    );
+
+    const summary = await readFile(dir.path("summary.md"), "utf8");
+    expect(summary.startsWith("# earlier step\n## agent-run\n")).toBe(true);
+    for (const name of ["good", "bad", "short"])
+      expect(summary).toMatch(new RegExp(`^\\| ${name} +\\|`, "m"));
+    expect(summary).toContain("<details><summary>bad: completed, 1 changed");
+    expect(summary).toContain("| `out.txt` | added | +1 −0 |");
+    const outputs = Object.fromEntries(
+      (await readFile(dir.path("output.txt"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+    );
+    expect(outputs).toEqual({
+      passed: "1",
+      failed: "2",
+      total: "3",
+      cost_usd: String((3 * (1000 * 2 + 100 * 10)) / 1e6),
+      report: dir.path("out/report.json"),
+      out: dir.path("out"),
+    });
+    const everything = [summary, await readFile(dir.path("output.txt"), "utf8")].join("\n");
+    expect(everything).not.toContain("sk-ant-secret-value-123");
+  });
+
+  test("outside GitHub Actions none of it is written", async () => {
+    await using dir = await batchDir();
+    await writeFile(dir.path("summary.md"), "");
+    const run = await runCli(["--offline", dir.path("bad.yaml"), "--out", dir.path("out")], {
+      env: { GITHUB_STEP_SUMMARY: dir.path("summary.md"), GITHUB_OUTPUT: dir.path("output.txt") },
+    });
+
+    expect(run.stderr).not.toMatch(/^::/m);
+    expect(await readFile(dir.path("summary.md"), "utf8")).toBe("");
+    expect(await readFile(dir.path("output.txt"), "utf8")).toBe("");
+  });
+});
