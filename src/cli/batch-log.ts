@@ -1,6 +1,8 @@
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
+import { totalTokens } from "../model/model-client.js";
 import { annotations, jobSummary, outputLines } from "../report/github-actions.js";
+import { createLiveView } from "../report/live-view.js";
 import { createProgressReporter, type ProgressReporter } from "../report/progress.js";
 import type { TaskSummary } from "../report/summary.js";
 import type { CliIo } from "./io.js";
@@ -12,23 +14,59 @@ export type BatchLog = ProgressReporter & {
 };
 
 /**
- * The plain log (one line per tool call), or, when `GITHUB_ACTIONS=true`, the same lines grouped
- * per task with `::group::`, then annotations, a job summary and step outputs.
+ * The plain log (one line per tool call); on a terminal, the same with a live block of the running
+ * tasks under it; when `GITHUB_ACTIONS=true`, the lines grouped per task with `::group::`, then
+ * annotations, a job summary and step outputs.
  */
 export function createBatchLog(
   io: CliIo,
   options: { isVerbose: boolean; concurrency: number },
 ): BatchLog {
-  const isGithub = io.env.GITHUB_ACTIONS === "true";
-  if (!isGithub) {
-    const progress = createProgressReporter({
-      write: (line) => io.writeErr(line),
-      isColor: io.isColor,
-      isVerbose: options.isVerbose,
-    });
-    return { ...progress, finish: async () => {} };
-  }
-  return createGithubLog(io, options);
+  if (io.env.GITHUB_ACTIONS === "true") return createGithubLog(io, options);
+  if (io.isColor && io.writeErrRaw !== undefined) return createLiveLog(io, io.writeErrRaw, options);
+  const progress = createProgressReporter({
+    write: (line) => io.writeErr(line),
+    isColor: io.isColor,
+    isVerbose: options.isVerbose,
+  });
+  return { ...progress, finish: async () => {} };
+}
+
+/** On a terminal: the same lines, with a live block of the running tasks kept under them. */
+function createLiveLog(
+  io: CliIo,
+  writeRaw: (text: string) => void,
+  options: { isVerbose: boolean },
+): BatchLog {
+  const live = createLiveView({ write: writeRaw, columns: io.columns });
+  const progress = createProgressReporter({
+    write: (line) => live.print(line),
+    isColor: true,
+    isVerbose: options.isVerbose,
+  });
+  const tokens = new Map<string, number>();
+  return {
+    onTaskStart(name, detail) {
+      progress.onTaskStart(name, detail);
+      live.start(name);
+    },
+    onEvent(name, event) {
+      progress.onEvent(name, event);
+      if (event.type === "model_reply") {
+        const total = (tokens.get(name) ?? 0) + totalTokens(event.reply.usage);
+        tokens.set(name, total);
+        live.update(name, event.step, total);
+      }
+    },
+    onCheck: progress.onCheck,
+    onTaskEnd(summary) {
+      live.end(summary.name);
+      progress.onTaskEnd(summary);
+    },
+    async finish() {
+      live.close();
+    },
+  };
 }
 
 function createGithubLog(

@@ -6,6 +6,10 @@ export type CliIo = {
   env: Readonly<Record<string, string | undefined>>;
   writeOut: (line: string) => void;
   writeErr: (line: string) => void;
+  /** Writes to stderr as is (no newline added); only on a terminal, for the live view. */
+  writeErrRaw?: ((text: string) => void) | undefined;
+  /** The terminal's width, for the live view. */
+  columns: number;
   /** Colours on stderr: a TTY, and neither `CI` nor `NO_COLOR` set. */
   isColor: boolean;
 };
@@ -17,6 +21,8 @@ export function processIo(): CliIo {
     env,
     writeOut: (line) => process.stdout.write(`${line}\n`),
     writeErr: (line) => process.stderr.write(`${line}\n`),
+    writeErrRaw: process.stderr.isTTY === true ? (text) => process.stderr.write(text) : undefined,
+    columns: process.stderr.columns ?? 100,
     isColor: process.stderr.isTTY === true && !env.CI && !env.NO_COLOR && env.TERM !== "dumb",
   };
 }

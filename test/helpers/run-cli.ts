@@ -16,6 +16,7 @@ export async function runCli(
     writeOut: (line) => out.push(line),
     writeErr: (line) => err.push(line),
     isColor: false,
+    columns: 100,
   };
   const exitCode = await main(argv, {
     io,

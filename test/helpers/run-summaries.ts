@@ -74,6 +74,7 @@ export function recordingIo(): CliIo & { out: string[]; err: string[] } {
     writeOut: (line) => out.push(line),
     writeErr: (line) => err.push(line),
     isColor: false,
+    columns: 100,
     out,
     err,
   };

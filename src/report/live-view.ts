@@ -1,0 +1,75 @@
+import { formatCount, formatDuration } from "./format.js";
+
+/** What the live view shows for one running task. */
+type Running = { startedAt: number; step: number; tokens: number };
+
+export type LiveView = {
+  /** Prints a finished log line above the live block. */
+  print(line: string): void;
+  start(name: string): void;
+  update(name: string, step: number, tokens: number): void;
+  end(name: string): void;
+  /** Removes the block and stops the clock. */
+  close(): void;
+};
+
+/**
+ * A compact view of the running tasks (step, tokens, elapsed) kept at the bottom of a terminal,
+ * redrawn in place with ANSI cursor moves; log lines scroll above it. Only for a TTY.
+ */
+export function createLiveView(options: {
+  write: (text: string) => void;
+  columns: number;
+  now?: () => number;
+}): LiveView {
+  const now = options.now ?? Date.now;
+  const running = new Map<string, Running>();
+  let drawn = 0;
+  const clear = () => {
+    if (drawn > 0) options.write(`\u001b[${drawn}F\u001b[J`);
+    drawn = 0;
+  };
+  const draw = () => {
+    const width = Math.max(20, options.columns - 1);
+    const lines = [...running].map(([name, task]) =>
+      `  ▸ ${name}  step ${task.step}  ${formatCount(task.tokens)} tokens  ${formatDuration(now() - task.startedAt)}`.slice(
+        0,
+        width,
+      ),
+    );
+    if (lines.length > 0) options.write(`${lines.join("\n")}\n`);
+    drawn = lines.length;
+  };
+  const redraw = () => {
+    clear();
+    draw();
+  };
+  const timer = setInterval(redraw, 1_000);
+  timer.unref();
+  return {
+    print(line) {
+      clear();
+      options.write(`${line}\n`);
+      draw();
+    },
+    start(name) {
+      running.set(name, { startedAt: now(), step: 0, tokens: 0 });
+      redraw();
+    },
+    update(name, step, tokens) {
+      const task = running.get(name);
+      if (task === undefined) return;
+      task.step = step;
+      task.tokens = tokens;
+      redraw();
+    },
+    end(name) {
+      running.delete(name);
+      redraw();
+    },
+    close() {
+      clearInterval(timer);
+      clear();
+    },
+  };
+}

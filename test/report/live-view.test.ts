@@ -1,0 +1,46 @@
+import { describe, expect, test } from "vitest";
+import { createLiveView } from "../../src/report/live-view.js";
+import { runCli } from "../helpers/run-cli.js";
+
+describe("the live view (terminals only)", () => {
+  test("keeps one status line per running task under the log, redrawn in place", () => {
+    const out: string[] = [];
+    let clock = 1_000;
+    const live = createLiveView({ write: (text) => out.push(text), columns: 80, now: () => clock });
+    live.start("alpha");
+    live.start("beta");
+    clock += 2_500;
+    live.update("alpha", 3, 12_345);
+    live.print("[alpha] step 3 bash: npm test (exit 0, 1.2s)");
+    live.end("alpha");
+    live.close();
+
+    const screen = out.join("");
+    expect(screen).toContain(
+      "  ▸ alpha  step 3  12,345 tokens  2.5s\n  ▸ beta  step 0  0 tokens  2.5s\n",
+    );
+    expect(screen).toContain("\u001b[2F\u001b[J[alpha] step 3 bash: npm test (exit 0, 1.2s)\n");
+    expect(screen.endsWith("\u001b[1F\u001b[J")).toBe(true);
+  });
+
+  test("status lines are cut to the terminal width so redraws stay aligned", () => {
+    const out: string[] = [];
+    const live = createLiveView({ write: (text) => out.push(text), columns: 30, now: () => 0 });
+    live.start("a-task-with-a-very-long-name-indeed");
+    live.close();
+
+    expect(out[0]?.trimEnd().length).toBeLessThanOrEqual(29);
+  });
+
+  test("not on a terminal (or under CI), the log has no escape codes", async () => {
+    const run = await runCli([
+      "--offline",
+      "tasks/fix-failing-test.yaml",
+      "--out",
+      "/tmp/agent-run-live-view-test",
+    ]);
+
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr + run.stdout).not.toMatch(/\u001b\[/);
+  });
+});
