@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LimitHit } from "./agent/budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
@@ -44,6 +44,12 @@ export type RunTaskOptions = {
   gate?: () => LimitHit | undefined;
   /** Record the task as skipped, with this reason, instead of running it (a spent batch budget). */
   skipReason?: string;
+  /** The run folder; default `outDir/<task name>`. */
+  runDir?: string;
+  /** Files in the run folder to keep when it is cleared (a resumed run's earlier transcript). */
+  preserve?: readonly string[];
+  /** Cancels the checks; default `signal` (a replay ends its agent through `signal`, not its checks). */
+  checkSignal?: AbortSignal;
   /** Called with each check's result, after the agent stopped. */
   onCheck?: (result: CheckResult) => void;
   /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
@@ -58,9 +64,8 @@ export type RunTaskOptions = {
 export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const { task } = options;
   const startedAt = performance.now();
-  const runDir = join(options.outDir, task.name);
-  await rm(runDir, { recursive: true, force: true });
-  await mkdir(runDir, { recursive: true });
+  const runDir = options.runDir ?? join(options.outDir, task.name);
+  await clearRunDir(runDir, options.preserve ?? []);
   const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"));
   const system = buildSystemPrompt(task.system);
   const problems: string[] = [];
@@ -187,13 +192,23 @@ async function runAndCollect(
     changedFiles: changes?.changedFiles ?? [],
     finalText: result?.finalText ?? "",
     baseEnv: commandEnv(options, prepared.workspace),
-    signal: options.signal,
+    signal: options.checkSignal ?? options.signal,
   });
   for (const check of checks) options.onCheck?.(check);
   return { result, changes, checks };
 }
 
 const PATCH_FILE = "changes.patch";
+
+/** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */
+async function clearRunDir(runDir: string, preserve: readonly string[]): Promise<void> {
+  if (preserve.length === 0) await rm(runDir, { recursive: true, force: true });
+  await mkdir(runDir, { recursive: true });
+  if (preserve.length === 0) return;
+  for (const entry of await readdir(runDir)) {
+    if (!preserve.includes(entry)) await rm(join(runDir, entry), { recursive: true, force: true });
+  }
+}
 
 type SnapshotPlace = { gitDir: string; excludePaths: string[] };
 

@@ -51,7 +51,7 @@ export async function prepareOutDir(
 }
 
 /** A task folder may be replaced when it does not exist, is empty, or holds an earlier run. */
-async function isReplaceable(runDir: string): Promise<boolean> {
+export async function isReplaceable(runDir: string): Promise<boolean> {
   try {
     const entries = await readdir(runDir);
     return entries.length === 0 || entries.includes(RUN_FOLDER_MARKER);

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { rename } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
+import type { DivergenceReport } from "../replay/divergence.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded-run.js";
-import { type ReplayKind, replayRun } from "../replay/replay-run.js";
-import { writeBatchReport } from "../report/batch-report.js";
-import { formatDuration } from "../report/format.js";
+import { checkWorkspace, type ReplayKind, replayRun } from "../replay/replay-run.js";
+import { refreshFolderReport } from "../report/batch-report.js";
 import { createProgressReporter } from "../report/progress.js";
 import type { TaskSummary } from "../report/summary.js";
 import { loadTasks } from "../task/load-task.js";
@@ -14,6 +15,7 @@ import { buildCommandEnv } from "./command-env.js";
 import type { CliIo } from "./io.js";
 import { continuationModel, loadPrices } from "./models.js";
 import { durationFlag, nonEmpty, positiveIntFlag, stringFlag } from "./options.js";
+import { isReplaceable } from "./out-dir.js";
 
 export const DEFAULT_REPLAY_OUT_DIR = "agent-run-replays";
 
@@ -58,7 +60,8 @@ export const REPLAY_FLAGS = {
   },
   task: {
     type: "string",
-    describe: "Task file whose checks (and, with --continue, settings) replace the recorded ones",
+    describe:
+      "Task file to re-grade with (its checks); with --continue also its settings (prompt, model, limits, tools)",
   },
   strict: {
     type: "boolean",
@@ -92,15 +95,18 @@ export const RESUME_FLAGS = {
 type Job = {
   kind: ReplayKind;
   recorded: RecordedRun;
-  outDir: string;
+  runDir: string;
   untilStep: number;
   isContinued: boolean;
+  isOffline: boolean;
+  preserve?: string[];
+  limits: Partial<Limits>;
 };
 
 /**
  * `agent-run replay <transcripts...>`: re-run recorded runs offline and report divergences;
- * with `--until-step K --continue`, fork them. Returns the summaries; `--strict` and divergences
- * are reflected in the exit code by the caller.
+ * with `--until-step K --continue`, fork them. Returns the exit code: 1 when a task did not pass,
+ * or, with `--strict`, when a replay diverged.
  */
 export async function replayCommand(
   args: Record<string, unknown>,
@@ -110,30 +116,45 @@ export async function replayCommand(
   const transcripts = Array.isArray(args.transcripts) ? args.transcripts.map(String) : [];
   const untilStep = positiveIntFlag("--until-step", args["until-step"]);
   const isContinued = args.continue === true;
-  if (isContinued && untilStep === undefined)
+  if (isContinued && untilStep === undefined) {
     throw new ConfigError(
       "--continue needs --until-step K: the step after which the new model takes over",
     );
+  }
   const taskFile = stringFlag(args.task);
   if (taskFile !== undefined && transcripts.length > 1)
     throw new ConfigError("--task goes with one transcript at a time");
   const outDir = resolve(stringFlag(args.out) ?? DEFAULT_REPLAY_OUT_DIR);
+  const limits = limitOverrides(args);
   const jobs: Job[] = [];
   for (const path of transcripts) {
-    const recorded = recordedRun(path, await readTranscript(path));
+    const recorded = recordedRun(
+      path,
+      await readTranscript(path, { isPartialLastLineDropped: true }),
+    );
     const steps = recorded.replies.length;
-    const job: Job = {
+    const runDir = join(outDir, recorded.task.name);
+    if (resolve(path) === join(runDir, "transcript.jsonl") || !(await isReplaceable(runDir))) {
+      throw new ConfigError(
+        `${path}: --out ${outDir} would replace ${runDir}; choose another --out`,
+      );
+    }
+    const isOffline = args.offline === true;
+    jobs.push({
       kind: isContinued ? "fork" : "replay",
       recorded,
-      outDir,
+      runDir,
       untilStep: Math.min(untilStep ?? steps, steps),
       isContinued,
-    };
-    refuseOwnFolder(job, path);
-    jobs.push(job);
+      isOffline,
+      limits,
+    });
   }
+  refuseDuplicateNames(jobs);
   const task = taskFile === undefined ? undefined : (await loadTasks([taskFile]))[0];
   const outcomes = await runJobs(jobs, args, io, signal, task);
+  io.writeOut(await refreshFolderReport(outDir));
+  io.writeOut(`outputs in ${outDir}`);
   const isStrictFailure =
     args.strict === true && outcomes.some((outcome) => outcome.divergentSteps > 0);
   return isStrictFailure || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
@@ -145,7 +166,9 @@ export async function resumeCommand(
   io: CliIo,
   signal: AbortSignal,
 ): Promise<number> {
-  const folders = Array.isArray(args.runs) ? args.runs.map(String) : [];
+  const folders = Array.isArray(args.runs)
+    ? args.runs.map((folder) => resolve(String(folder)))
+    : [];
   const jobs: Job[] = [];
   for (const folder of folders) {
     const path = join(folder, "transcript.jsonl");
@@ -157,27 +180,67 @@ export async function resumeCommand(
       path,
       await readTranscript(path, { isPartialLastLineDropped: true }),
     );
-    if (recorded.ending?.status === "completed")
-      throw new ConfigError(
-        `${folder}: this run completed; there is nothing to resume (use \`agent-run replay --until-step K --continue\` to fork it)`,
-      );
-    if (recorded.isInPlace)
-      throw new ConfigError(
-        `${folder}: this run worked in place, so its starting files are gone; resume works on runs made on a copy`,
-      );
-    jobs.push({
-      kind: "resume",
-      recorded,
-      outDir: resolve(folder, ".."),
-      untilStep: recorded.replies.length,
-      isContinued: true,
-    });
+    jobs.push(resumeJob(folder, recorded, args));
+  }
+  refuseDuplicateNames(jobs);
+  for (const job of jobs) {
+    // The earlier transcript stays beside the new one, and the new one's origin points at it.
+    const previous = `transcript.before-resume.${job.recorded.sessionId}.jsonl`;
+    await rename(job.recorded.path, join(job.runDir, previous));
+    job.recorded = { ...job.recorded, path: join(job.runDir, previous) };
+    job.preserve = [previous];
   }
   const outcomes = await runJobs(jobs, args, io, signal, undefined);
+  for (const outDir of new Set(jobs.map((job) => dirname(job.runDir)))) {
+    if (existsSync(join(outDir, "report.json"))) await refreshFolderReport(outDir);
+  }
   return outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
 }
 
-/** Runs the jobs one after another, logging progress and divergences, then prints the table. */
+/** What resuming one run means, or why it can't be resumed. */
+function resumeJob(folder: string, recorded: RecordedRun, args: Record<string, unknown>): Job {
+  const status = recorded.ending?.status;
+  if (status === "completed") {
+    throw new ConfigError(
+      `${folder}: this run completed; there is nothing to resume (use \`agent-run replay --until-step K --continue\` to fork it)`,
+    );
+  }
+  if (recorded.isInPlace) {
+    throw new ConfigError(
+      `${folder}: this run worked in place, so its starting files are gone; resume works on runs made on a copy`,
+    );
+  }
+  const limits = limitOverrides(args);
+  const raise = {
+    max_steps: [limits.maxSteps, "--max-steps"],
+    max_tokens: [limits.maxTokens, "--max-tokens"],
+  } as const;
+  if (
+    (status === "max_steps" || status === "max_tokens") &&
+    raise[status][0] === undefined &&
+    !(status === "max_tokens" && args["fresh-budget"] === true)
+  ) {
+    throw new ConfigError(
+      `${folder}: this run stopped at ${status}; resuming it would stop there again. Raise the limit with ${raise[status][1]}`,
+    );
+  }
+  const spentTokens = recorded.replies.reduce((sum, reply) => sum + tokensOf(reply.usage), 0);
+  const maxTokens = limits.maxTokens ?? recorded.task.limits.maxTokens;
+  return {
+    kind: "resume",
+    recorded,
+    runDir: folder,
+    untilStep: recorded.replies.length,
+    isContinued: true,
+    isOffline: args.offline === true || recorded.isOffline,
+    limits: {
+      ...limits,
+      ...(args["fresh-budget"] === true ? { maxTokens: maxTokens + spentTokens } : {}),
+    },
+  };
+}
+
+/** Runs the jobs one after another, logging progress and divergences. */
 async function runJobs(
   jobs: readonly Job[],
   args: Record<string, unknown>,
@@ -192,17 +255,16 @@ async function runJobs(
     isColor: io.isColor,
     isVerbose: args.verbose === true,
   });
-  const limits = limitOverrides(args);
-  const startedAt = performance.now();
   const outcomes: Array<{ summary: TaskSummary; divergentSteps: number }> = [];
   for (const job of jobs) {
     const name = job.recorded.task.name;
+    const mismatch = await checkWorkspace(job.recorded, args["allow-changed-workspace"] === true);
     const next = job.isContinued
       ? await continuationModel({
           recorded: job.recorded,
           task,
           untilStep: job.untilStep,
-          isOffline: args.offline === true,
+          isOffline: job.isOffline,
           model: stringFlag(args.model),
           apiKey,
           env: io.env,
@@ -212,24 +274,22 @@ async function runJobs(
       name,
       `${job.kind} of ${job.recorded.path}, ${job.untilStep} recorded steps${next === undefined ? "" : `, then ${next.name}`}`,
     );
+    if (mismatch !== undefined) io.writeErr(`[${name}] warning: ${mismatch}`);
     const outcome = await replayRun({
       kind: job.kind,
       recorded: job.recorded,
-      outDir: job.outDir,
+      runDir: job.runDir,
+      ...(job.preserve === undefined ? {} : { preserve: job.preserve }),
       task,
       untilStep: job.untilStep,
       next,
-      limits,
-      isRecordedUsageCounted: args["fresh-budget"] !== true,
-      isChangedWorkspaceAllowed: args["allow-changed-workspace"] === true,
+      limits: job.limits,
       prices,
       baseEnv: buildCommandEnv(io.env, apiKey),
       signal,
       onEvent: (event) => progress.onEvent(name, event),
       onCheck: (check) => progress.onCheck(name, check),
     });
-    if (outcome.hashMismatch !== undefined)
-      io.writeErr(`[${name}] warning: ${outcome.hashMismatch}`);
     io.writeErr(`[${name}] ${describeDivergence(outcome.divergence)}`);
     progress.onTaskEnd(outcome.summary);
     outcomes.push({
@@ -237,16 +297,10 @@ async function runJobs(
       divergentSteps: outcome.divergence.divergentSteps.length,
     });
   }
-  const summaries = outcomes.map((outcome) => outcome.summary);
-  const outDir = jobs[0]?.outDir;
-  if (outDir !== undefined && jobs.every((job) => job.outDir === outDir)) {
-    io.writeOut(await writeBatchReport(outDir, summaries));
-  }
-  io.writeOut(`wall time ${formatDuration(performance.now() - startedAt)}`);
   return outcomes;
 }
 
-function describeDivergence(report: Awaited<ReturnType<typeof replayRun>>["divergence"]): string {
+function describeDivergence(report: DivergenceReport): string {
   if (report.first === undefined)
     return `replay: no divergence (${report.comparedSteps} steps compared)`;
   const count = report.divergentSteps.length;
@@ -264,11 +318,28 @@ function limitOverrides(args: Record<string, unknown>): Partial<Limits> {
   };
 }
 
-/** A replay must not replace the folder holding the transcript it reads. */
-function refuseOwnFolder(job: Job, transcript: string): void {
-  if (resolve(transcript) === resolve(job.outDir, job.recorded.task.name, "transcript.jsonl")) {
-    throw new ConfigError(
-      `${transcript}: --out ${job.outDir} would replace the run being replayed; choose another --out`,
-    );
+/** Two jobs writing the same run folder would clobber each other and count twice in a report. */
+function refuseDuplicateNames(jobs: readonly Job[]): void {
+  const seen = new Map<string, string>();
+  for (const job of jobs) {
+    const other = seen.get(job.runDir);
+    if (other !== undefined) {
+      throw new ConfigError(
+        `${job.recorded.path} and ${other} would both write ${job.runDir}; replay them one at a time, each with its own --out`,
+      );
+    }
+    seen.set(job.runDir, job.recorded.path);
   }
+}
+
+function tokensOf(usage: Record<string, unknown>): number {
+  return [
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+  ].reduce((sum, key) => {
+    const value = usage[key];
+    return sum + (typeof value === "number" ? value : 0);
+  }, 0);
 }

@@ -12,64 +12,82 @@ export type DivergenceReport = {
     | undefined;
 };
 
+/** The two workspace paths, which differ between a run and its replay and are not a divergence. */
+export type WorkspacePaths = { recorded: string; replayed: string };
+
 /**
- * Compares each tool result of a replay with the recorded one at the same step and position.
- * Timings in outputs (`12.3ms`, `duration_ms 45`) are masked first, so they never count.
+ * Collects a replay's tool results (steps 1..`untilStep`), then compares each with the recorded
+ * one at the same step and position. Before comparing, the workspace paths become `<workspace>`,
+ * and bash output's timings (`12.3ms`, `duration_ms 45`) are masked: they differ on every run.
  */
 export function createDivergenceTracker(
   recorded: readonly RecordedToolResult[][],
   untilStep: number,
 ) {
-  const divergent = new Set<number>();
-  const compared = new Set<number>();
-  const seen = new Map<number, number>();
-  let first: DivergenceReport["first"];
+  const replayed: RecordedToolResult[][] = [];
   return {
     onEvent(event: AgentEvent): void {
       if (event.type !== "tool_result" || event.step > untilStep) return;
-      const index = seen.get(event.step) ?? 0;
-      seen.set(event.step, index + 1);
-      const expected = recorded[event.step - 1]?.[index];
-      if (expected === undefined) return;
-      compared.add(event.step);
-      const replayed = {
+      const step = replayed[event.step - 1] ?? [];
+      replayed[event.step - 1] = step;
+      step.push({
         toolName: event.toolName,
         content: event.block.content,
         isError: event.block.is_error === true,
-      };
-      if (isSame(expected, replayed)) return;
-      divergent.add(event.step);
-      first ??= {
-        step: event.step,
-        toolName: event.toolName,
-        recorded: expected.content,
-        replayed: replayed.content,
-        diff: shortDiff(expected.content, replayed.content),
-      };
+      });
     },
-    report(): DivergenceReport {
-      return {
-        comparedSteps: compared.size,
-        divergentSteps: [...divergent].sort((a, b) => a - b),
-        first,
-      };
+    report(paths: WorkspacePaths): DivergenceReport {
+      const divergent: number[] = [];
+      let compared = 0;
+      let first: DivergenceReport["first"];
+      for (const [index, results] of replayed.entries()) {
+        const pairs = (results ?? []).flatMap((result, position) => {
+          const expected = recorded[index]?.[position];
+          return expected === undefined ? [] : [{ expected, result }];
+        });
+        if (pairs.length === 0) continue;
+        compared += 1;
+        const differing = pairs.find(({ expected, result }) => !isSame(expected, result, paths));
+        if (differing === undefined) continue;
+        divergent.push(index + 1);
+        first ??= {
+          step: index + 1,
+          toolName: differing.result.toolName,
+          recorded: differing.expected.content,
+          replayed: differing.result.content,
+          diff: shortDiff(
+            normalize(differing.expected, paths.recorded),
+            normalize(differing.result, paths.replayed),
+          ),
+        };
+      }
+      return { comparedSteps: compared, divergentSteps: divergent, first };
     },
   };
 }
 
-function isSame(a: RecordedToolResult, b: RecordedToolResult): boolean {
+function isSame(a: RecordedToolResult, b: RecordedToolResult, paths: WorkspacePaths): boolean {
   return (
     a.toolName === b.toolName &&
     a.isError === b.isError &&
-    maskTimings(a.content) === maskTimings(b.content)
+    normalize(a, paths.recorded) === normalize(b, paths.replayed)
   );
 }
 
-/** Replaces durations, which differ from run to run, with a placeholder. */
+/** A result's content as compared: its workspace path replaced, and bash timings masked. */
+function normalize(result: RecordedToolResult, workspace: string): string {
+  const content =
+    workspace === "" ? result.content : result.content.split(workspace).join("<workspace>");
+  return result.toolName === "bash" ? maskTimings(content) : content;
+}
+
+/** Replaces the timings test runners and tools print, which differ from run to run. */
 export function maskTimings(text: string): string {
   return text
     .replace(/\bduration_ms[:= ]+\d+(\.\d+)?/g, "duration_ms <t>")
-    .replace(/\b\d+(\.\d+)?\s?(ms|s)\b/g, "<t>");
+    .replace(/\b\d+(\.\d+)?\s?ms\b/g, "<t>ms")
+    .replace(/\((\d+(\.\d+)?)s\)/g, "(<t>s)")
+    .replace(/\bin \d+(\.\d+)?s\b/g, "in <t>s");
 }
 
 /** The first differing line of two outputs, with its line number. */
@@ -77,11 +95,11 @@ export function shortDiff(recorded: string, replayed: string): string {
   const a = recorded.split("\n");
   const b = replayed.split("\n");
   for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
-    if (maskTimings(a[index] ?? "") !== maskTimings(b[index] ?? "")) {
+    if (a[index] !== b[index]) {
       const clip = (line: string | undefined) =>
         line === undefined ? "(no line)" : JSON.stringify(line.slice(0, 200));
       return `line ${index + 1}:\n- recorded: ${clip(a[index])}\n+ replayed: ${clip(b[index])}`;
     }
   }
-  return "the outputs differ only in whether the tool reported an error";
+  return "the outputs are the same; only whether the tool reported an error differs";
 }

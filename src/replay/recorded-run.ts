@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { z } from "zod";
 import { TranscriptError } from "../errors.js";
 import type { ApiMessage } from "../model/model-client.js";
@@ -16,6 +17,8 @@ export type RecordedRun = {
   task: Task;
   model: string;
   contentHash: string | null;
+  /** The folder the recorded run worked in (its copy of the workspace). */
+  workspacePath: string;
   isInPlace: boolean;
   isOffline: boolean;
   /** The model's replies, one per step, in order. */
@@ -45,6 +48,7 @@ const RecordedTaskSchema = z.looseObject({
   checks: z.unknown(),
   workspace: z.object({
     source: z.string(),
+    path: z.string(),
     in_place: z.boolean(),
     content_hash: z.string().nullable(),
   }),
@@ -57,8 +61,9 @@ const ToolResultBlockSchema = z.looseObject({
   is_error: z.boolean().optional(),
 });
 
-/** Rebuilds a run from its transcript lines (from `readTranscript`). */
-export function recordedRun(path: string, lines: readonly TranscriptLine[]): RecordedRun {
+/** Rebuilds a run from its transcript lines (from `readTranscript`); `path` is made absolute. */
+export function recordedRun(transcriptPath: string, lines: readonly TranscriptLine[]): RecordedRun {
+  const path = resolve(transcriptPath);
   const init = lines[0];
   const parsed = RecordedTaskSchema.safeParse(init?.type === "system" ? init.task : undefined);
   if (init === undefined || !parsed.success) {
@@ -89,9 +94,10 @@ export function recordedRun(path: string, lines: readonly TranscriptLine[]): Rec
   return {
     path,
     sessionId: init.session_id,
-    task: toTask(recorded),
+    task: toTask(recorded, path),
     model: recorded.model,
     contentHash: recorded.workspace.content_hash,
+    workspacePath: recorded.workspace.path,
     isInPlace: recorded.workspace.in_place,
     isOffline: recorded.offline,
     replies: replies.filter((reply) => reply !== undefined),
@@ -100,7 +106,13 @@ export function recordedRun(path: string, lines: readonly TranscriptLine[]): Rec
   };
 }
 
-function toTask(recorded: z.infer<typeof RecordedTaskSchema>): Task {
+function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Task {
+  const checks = parseRecordedChecks(recorded.checks);
+  if (checks === undefined) {
+    throw new TranscriptError(
+      `${path}:1: task.checks: the recorded checks are not in a shape this agent-run reads; give the task file with --task`,
+    );
+  }
   return {
     name: recorded.name,
     file: recorded.file,
@@ -118,7 +130,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>): Task {
     tools: recorded.tools,
     bash: { timeoutMs: recorded.bash.timeout_ms, env: recorded.bash.env },
     replies: recorded.replies ?? undefined,
-    checks: parseRecordedChecks(recorded.checks) ?? [],
+    checks,
   };
 }
 

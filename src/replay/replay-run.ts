@@ -1,8 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { LimitHit } from "../agent/budget.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, messageOf } from "../errors.js";
 import { type ModelClient, ModelError } from "../model/model-client.js";
 import type { PriceTable } from "../model/pricing.js";
 import type { TaskSummary } from "../report/summary.js";
@@ -18,16 +19,20 @@ export type ReplayKind = "replay" | "fork" | "resume";
 export type ReplayOptions = {
   kind: ReplayKind;
   recorded: RecordedRun;
-  outDir: string;
-  /** The task file given with `--task`: its checks, prompt and settings replace the recorded ones. */
+  /** The run folder to write. */
+  runDir: string;
+  /** Files in `runDir` to keep (a resumed run's earlier transcript). */
+  preserve?: readonly string[];
+  /**
+   * A task file given with `--task`. A replay takes only its checks (to re-grade); a fork or
+   * resume takes its settings too (prompt, system prompt, model, limits, tools).
+   */
   task: Task | undefined;
-  /** Steps served from the recording (all of them for a plain replay). */
+  /** Steps served from the recording. */
   untilStep: number;
   /** The model that takes over after `untilStep` (fork, resume); none for a plain replay. */
   next: { model: ModelClient; name: string } | undefined;
   limits: Partial<Limits>;
-  isRecordedUsageCounted: boolean;
-  isChangedWorkspaceAllowed: boolean;
   prices: PriceTable;
   baseEnv: Record<string, string>;
   signal: AbortSignal;
@@ -35,50 +40,56 @@ export type ReplayOptions = {
   onCheck?: (check: CheckResult) => void;
 };
 
-export type ReplayOutcome = {
-  summary: TaskSummary;
-  divergence: DivergenceReport;
-  hashMismatch: string | undefined;
-};
+export type ReplayOutcome = { summary: TaskSummary; divergence: DivergenceReport };
 
 /**
  * Re-runs a recorded run offline: the recording plays the model, every tool call runs again in a
  * fresh copy of the recorded workspace, and the results are compared with the recorded ones.
- * With `next`, a fork or resume goes on with that model after `untilStep`.
+ * With `next`, a fork or resume goes on with that model after `untilStep`. Call `checkWorkspace`
+ * first.
  */
 export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> {
   const { recorded } = options;
-  const hashMismatch = await checkWorkspace(recorded, options.isChangedWorkspaceAllowed);
-  const base = options.task ?? recorded.task;
-  const task: Task = {
-    ...base,
-    workspace: recorded.task.workspace,
-    limits: { ...base.limits, ...options.limits },
-  };
+  const isPartial = options.next === undefined && options.untilStep < recorded.replies.length;
+  const task = replayedTask(options, isPartial);
   const ending = new AbortController();
+  let served = 0;
   const tracker = createDivergenceTracker(recorded.toolResults, options.untilStep);
-  const model = createSplicedModel({
+  const spliced = createSplicedModel({
     recorded: recorded.replies,
     untilStep: options.untilStep,
     next: options.next?.model,
-    isRecordedUsageCounted: options.isRecordedUsageCounted,
-    onRecordingEnd: () => endLikeTheRecording(recorded, ending),
+    onRecordingEnd: () => endLikeTheRecording(recorded, ending, options.untilStep),
     source: recorded.path,
   });
+  const model: ModelClient = {
+    complete: async (request, completeOptions) => {
+      served += 1;
+      return spliced.complete(request, completeOptions);
+    },
+  };
   const summary = await runTask({
     task,
     modelName: options.next?.name ?? recorded.model,
     model,
-    outDir: options.outDir,
+    outDir: join(options.runDir, ".."),
+    runDir: options.runDir,
+    ...(options.preserve === undefined ? {} : { preserve: options.preserve }),
     inPlace: false,
     offline: options.next === undefined || recorded.isOffline,
     prices: options.prices,
     baseEnv: options.baseEnv,
     signal: AbortSignal.any([options.signal, ending.signal]),
+    checkSignal: options.signal,
+    gate: () =>
+      options.next === undefined && !isPartial
+        ? recordedTimeout(recorded, served, task)
+        : undefined,
     onEvent: (event) => {
       tracker.onEvent(event);
       options.onEvent?.(event);
     },
+    ...(options.onCheck === undefined ? {} : { onCheck: options.onCheck }),
     origin: {
       kind: options.kind,
       transcript: recorded.path,
@@ -86,38 +97,77 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
       steps: options.untilStep,
     },
   });
-  const divergence = tracker.report();
+  const divergence = tracker.report({
+    recorded: recorded.workspacePath,
+    replayed: summary.workspace,
+  });
   await writeFile(
     join(summary.runDir, "divergence.json"),
-    `${JSON.stringify(divergenceJson(divergence, hashMismatch), null, 2)}\n`,
+    `${JSON.stringify(divergenceJson(divergence), null, 2)}\n`,
   );
-  return { summary, divergence, hashMismatch };
+  return { summary, divergence };
 }
 
-/** Refuses a workspace whose content changed since the run, unless allowed; returns the mismatch. */
-async function checkWorkspace(
+/** The task as replayed: recorded, re-graded with `--task`'s checks, or (fork, resume) `--task` itself. */
+function replayedTask(options: ReplayOptions, isPartial: boolean): Task {
+  const { recorded } = options;
+  const base =
+    options.task === undefined
+      ? recorded.task
+      : options.kind === "replay"
+        ? { ...recorded.task, checks: options.task.checks }
+        : { ...options.task, name: recorded.task.name };
+  const limits = {
+    ...base.limits,
+    ...options.limits,
+    ...(isPartial ? { maxSteps: options.untilStep } : {}),
+  };
+  return { ...base, workspace: recorded.task.workspace, limits };
+}
+
+/**
+ * A recorded run that timed out is replayed to the same point: once its replies are all served,
+ * the next call is refused as the timeout (the replayed tools may have run faster).
+ */
+function recordedTimeout(recorded: RecordedRun, served: number, task: Task): LimitHit | undefined {
+  if (recorded.ending?.status !== "timeout" || served < recorded.replies.length) return undefined;
+  return { limit: "timeout", used: task.limits.timeoutMs, max: task.limits.timeoutMs };
+}
+
+/**
+ * Refuses a workspace whose content changed since the run, unless allowed; returns the mismatch
+ * to warn about. The hash covers the files agent-run tracks (`.gitignore`d files are left out).
+ */
+export async function checkWorkspace(
   recorded: RecordedRun,
   isAllowed: boolean,
 ): Promise<string | undefined> {
-  const now = await hashWorkspace(recorded.task.workspace).catch((error: unknown) => {
+  let now: string;
+  try {
+    now = await hashWorkspace(recorded.task.workspace);
+  } catch (error) {
     throw new ConfigError(
-      `${recorded.path}: cannot read the recorded workspace ${recorded.task.workspace}: ${String(error)}`,
+      `${recorded.path}: cannot read the recorded workspace ${recorded.task.workspace}: ${messageOf(error)}`,
     );
-  });
+  }
   if (now === recorded.contentHash) return undefined;
   const mismatch = `the workspace ${recorded.task.workspace} changed since the run (recorded ${recorded.contentHash ?? "no hash"}, now ${now})`;
   if (!isAllowed) {
     throw new ConfigError(
-      `${recorded.path}: ${mismatch}; replaying it would not reproduce the run. Restore it, or pass --allow-changed-workspace to replay anyway`,
+      `${recorded.path}: ${mismatch}; replaying it would not reproduce the run. Restore it (git status / git diff there shows what changed), or pass --allow-changed-workspace to replay anyway`,
     );
   }
   return mismatch;
 }
 
 /** When the recording runs out, the replay ends as the recorded run did at that point. */
-function endLikeTheRecording(recorded: RecordedRun, ending: AbortController): ModelError {
+function endLikeTheRecording(
+  recorded: RecordedRun,
+  ending: AbortController,
+  untilStep: number,
+): ModelError {
   const status = recorded.ending?.status;
-  if (status === "timeout" || status === "cancelled") ending.abort(status);
+  if (status === "cancelled") ending.abort("cancelled");
   if (status === "error")
     return new ModelError(
       recorded.ending?.errors[0] ?? "the recorded run ended with an error here",
@@ -125,20 +175,14 @@ function endLikeTheRecording(recorded: RecordedRun, ending: AbortController): Mo
   const why =
     recorded.ending === undefined
       ? "the run was killed there; `agent-run resume` continues it"
-      : `it ended with ${status ?? "no status"}`;
-  return new ModelError(
-    `the recording has no reply for step ${recorded.replies.length + 1} (${why})`,
-  );
+      : `it ended with status ${status ?? "unknown"}`;
+  return new ModelError(`the recording has no reply for step ${untilStep + 1} (${why})`);
 }
 
-function divergenceJson(
-  report: DivergenceReport,
-  hashMismatch: string | undefined,
-): Record<string, unknown> {
+function divergenceJson(report: DivergenceReport): Record<string, unknown> {
   return {
     compared_steps: report.comparedSteps,
     divergent_steps: report.divergentSteps,
     first_divergence: report.first ?? null,
-    workspace_changed: hashMismatch ?? null,
   };
 }

@@ -1,9 +1,4 @@
-import {
-  type ApiMessage,
-  type ModelClient,
-  type ModelError,
-  ZERO_USAGE,
-} from "../model/model-client.js";
+import type { ApiMessage, ModelClient, ModelError } from "../model/model-client.js";
 import { createReplayModel } from "../model/replay-model.js";
 
 export type SplicedModelOptions = {
@@ -12,8 +7,6 @@ export type SplicedModelOptions = {
   untilStep: number;
   /** The model from step `untilStep + 1` on (fork, resume); without it the run ends there. */
   next: ModelClient | undefined;
-  /** Whether recorded replies count toward the budget (false for `--fresh-budget`). */
-  isRecordedUsageCounted: boolean;
   /** Called when the recording runs out and there is no `next` model; it decides how the run ends. */
   onRecordingEnd: () => ModelError;
   source: string;
@@ -30,8 +23,7 @@ export function createSplicedModel(options: SplicedModelOptions): ModelClient {
     async complete(request, completeOptions) {
       calls += 1;
       if (calls <= Math.min(options.untilStep, options.recorded.length)) {
-        const reply = await recording.complete(request, completeOptions);
-        return options.isRecordedUsageCounted ? reply : { ...reply, usage: ZERO_USAGE };
+        return recording.complete(request, completeOptions);
       }
       if (options.next === undefined) throw options.onRecordingEnd();
       return options.next.complete(request, completeOptions);

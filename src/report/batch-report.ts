@@ -1,6 +1,7 @@
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildReport } from "./aggregate.js";
+import { loadRunSummaries } from "./load-runs.js";
 import { formatReportMarkdown } from "./markdown.js";
 import { reportJson } from "./report-json.js";
 import { parseRunSummary } from "./run-summary.js";
@@ -22,6 +23,18 @@ export async function writeBatchReport(
     ),
   );
   const report = buildReport(runs);
+  const file = join(outDir, "report.json");
+  await writeFile(`${file}.tmp`, reportJson(report));
+  await rename(`${file}.tmp`, file);
+  return formatReportMarkdown(report);
+}
+
+/**
+ * Rebuilds `DIR/report.json` from every run folder in `outDir` (after a replay or resume changed
+ * some of them), so it stays the report of the whole folder; returns its Markdown table.
+ */
+export async function refreshFolderReport(outDir: string): Promise<string> {
+  const report = buildReport(await loadRunSummaries([outDir]));
   const file = join(outDir, "report.json");
   await writeFile(`${file}.tmp`, reportJson(report));
   await rename(`${file}.tmp`, file);

@@ -53,7 +53,6 @@ describe("agent-run replay", () => {
       compared_steps: 3,
       divergent_steps: [],
       first_divergence: null,
-      workspace_changed: null,
     });
   });
 
