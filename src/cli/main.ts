@@ -150,7 +150,7 @@ async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedComm
       "play the tasks' scripted replies, no key or network needed",
     )
     .epilogue(
-      "Exit codes: 0 every task completed, 1 a task did not, 2 bad usage or task file, 3 internal error, 130/143 interrupted.\nDocs: README.md, docs/transcript.md, docs/ci.md",
+      "Exit codes: 0 every task passed (completed and its checks passed), 1 a task did not, 2 bad usage or input, 3 internal error, 130/143 interrupted.\nDocs: README.md, docs/transcript.md, docs/ci.md",
     )
     .version(AGENT_RUN_VERSION)
     .help()

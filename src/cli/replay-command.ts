@@ -121,6 +121,11 @@ export async function replayCommand(
       "--continue needs --until-step K: the step after which the new model takes over",
     );
   }
+  if (!isContinued && (stringFlag(args.model) !== undefined || args.offline === true)) {
+    throw new ConfigError(
+      "--model and --offline choose the model a fork continues with; use them with --until-step K --continue",
+    );
+  }
   const taskFile = stringFlag(args.task);
   if (taskFile !== undefined && transcripts.length > 1)
     throw new ConfigError("--task goes with one transcript at a time");
@@ -255,10 +260,14 @@ async function runJobs(
     isColor: io.isColor,
     isVerbose: args.verbose === true,
   });
+  // Every workspace is checked before the first replay starts, so a refusal leaves nothing half done.
+  const mismatches: Array<string | undefined> = [];
+  for (const job of jobs)
+    mismatches.push(await checkWorkspace(job.recorded, args["allow-changed-workspace"] === true));
   const outcomes: Array<{ summary: TaskSummary; divergentSteps: number }> = [];
-  for (const job of jobs) {
+  for (const [index, job] of jobs.entries()) {
     const name = job.recorded.task.name;
-    const mismatch = await checkWorkspace(job.recorded, args["allow-changed-workspace"] === true);
+    const mismatch = mismatches[index];
     const next = job.isContinued
       ? await continuationModel({
           recorded: job.recorded,
@@ -283,6 +292,7 @@ async function runJobs(
       task,
       untilStep: job.untilStep,
       next,
+      isOffline: job.isOffline,
       limits: job.limits,
       prices,
       baseEnv: buildCommandEnv(io.env, apiKey),
@@ -301,8 +311,8 @@ async function runJobs(
 }
 
 function describeDivergence(report: DivergenceReport): string {
-  if (report.first === undefined)
-    return `replay: no divergence (${report.comparedSteps} steps compared)`;
+  const compared = `${report.comparedSteps} ${report.comparedSteps === 1 ? "step" : "steps"} compared`;
+  if (report.first === undefined) return `replay: no divergence (${compared})`;
   const count = report.divergentSteps.length;
   return `replay: diverged at step ${report.first.step} (${report.first.toolName}); ${count} of ${report.comparedSteps} steps differ\n${report.first.diff}`;
 }

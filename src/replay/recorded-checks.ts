@@ -2,11 +2,11 @@ import { z } from "zod";
 import type { Check } from "../checks/types.js";
 
 const Base = { name: z.string(), line: z.number() };
-const Globs = z.array(z.string()).optional();
+const Globs = z.array(z.string()).nullable();
 
-/** A resolved check as the init line records it (see `Check`), validated on the way back in. */
+/** A resolved check as the init line records it (`checkJson`), validated on the way back in. */
 const RecordedCheckSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("run"), ...Base, command: z.string(), timeoutMs: z.number() }),
+  z.object({ kind: z.literal("run"), ...Base, command: z.string(), timeout_ms: z.number() }),
   z.object({ kind: z.literal("file_exists"), ...Base, path: z.string() }),
   z.object({ kind: z.literal("file_absent"), ...Base, path: z.string() }),
   z.object({ kind: z.literal("file_contains"), ...Base, path: z.string(), text: z.string() }),
@@ -16,7 +16,7 @@ const RecordedCheckSchema = z.discriminatedUnion("kind", [
     ...Base,
     only: Globs,
     must: Globs,
-    max: z.number().optional(),
+    max: z.number().nullable(),
   }),
   z.object({ kind: z.literal("final_text_matches"), ...Base, pattern: z.string() }),
 ]);
@@ -25,10 +25,25 @@ const RecordedCheckSchema = z.discriminatedUnion("kind", [
 export function parseRecordedChecks(value: unknown): Check[] | undefined {
   const parsed = z.array(RecordedCheckSchema).safeParse(value ?? []);
   if (!parsed.success) return undefined;
-  return parsed.data.map(
-    (check): Check =>
-      check.kind === "changed_files"
-        ? { ...check, only: check.only, must: check.must, max: check.max }
-        : check,
-  );
+  return parsed.data.map((check): Check => {
+    switch (check.kind) {
+      case "run":
+        return {
+          kind: "run",
+          name: check.name,
+          line: check.line,
+          command: check.command,
+          timeoutMs: check.timeout_ms,
+        };
+      case "changed_files":
+        return {
+          ...check,
+          only: check.only ?? undefined,
+          must: check.must ?? undefined,
+          max: check.max ?? undefined,
+        };
+      default:
+        return check;
+    }
+  });
 }

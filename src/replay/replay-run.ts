@@ -32,6 +32,8 @@ export type ReplayOptions = {
   untilStep: number;
   /** The model that takes over after `untilStep` (fork, resume); none for a plain replay. */
   next: { model: ModelClient; name: string } | undefined;
+  /** Whether `next` plays scripted replies (recorded in the init line). */
+  isOffline: boolean;
   limits: Partial<Limits>;
   prices: PriceTable;
   baseEnv: Record<string, string>;
@@ -76,7 +78,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     runDir: options.runDir,
     ...(options.preserve === undefined ? {} : { preserve: options.preserve }),
     inPlace: false,
-    offline: options.next === undefined || recorded.isOffline,
+    offline: options.next === undefined || options.isOffline,
     prices: options.prices,
     baseEnv: options.baseEnv,
     signal: AbortSignal.any([options.signal, ending.signal]),
@@ -183,6 +185,15 @@ function divergenceJson(report: DivergenceReport): Record<string, unknown> {
   return {
     compared_steps: report.comparedSteps,
     divergent_steps: report.divergentSteps,
-    first_divergence: report.first ?? null,
+    first_divergence:
+      report.first === undefined
+        ? null
+        : {
+            step: report.first.step,
+            tool_name: report.first.toolName,
+            recorded: report.first.recorded,
+            replayed: report.first.replayed,
+            diff: report.first.diff,
+          },
   };
 }

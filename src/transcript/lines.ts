@@ -63,7 +63,7 @@ export function initLine(info: InitInfo): Record<string, unknown> {
       tools: info.tools,
       bash: { timeout_ms: task.bash.timeoutMs, env: task.bash.env },
       replies: task.replies ?? null,
-      checks: task.checks,
+      checks: task.checks.map(checkJson),
       workspace: {
         source: info.workspace.source,
         path: info.workspace.path,
@@ -135,6 +135,31 @@ export function eventLine(event: AgentEvent): Record<string, unknown> {
       };
     default:
       return assertNever(event);
+  }
+}
+
+/** A resolved check in the init line's snake_case (its task-file line included). */
+export function checkJson(check: Check): Record<string, unknown> {
+  switch (check.kind) {
+    case "run":
+      return {
+        kind: check.kind,
+        name: check.name,
+        line: check.line,
+        command: check.command,
+        timeout_ms: check.timeoutMs,
+      };
+    case "changed_files":
+      return {
+        kind: check.kind,
+        name: check.name,
+        line: check.line,
+        only: check.only ?? null,
+        must: check.must ?? null,
+        max: check.max ?? null,
+      };
+    default:
+      return { ...check };
   }
 }
 

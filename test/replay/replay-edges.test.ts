@@ -108,7 +108,7 @@ describe("replay: what counts as a divergence", () => {
       dir.path("replays"),
     ]);
 
-    expect(run.stderr).toContain("replay: no divergence (1 steps compared)");
+    expect(run.stderr).toContain("replay: no divergence (1 step compared)");
     expect(run.exitCode).toBe(0);
   });
 
