@@ -8,12 +8,13 @@ export type RunStatus =
   | "max_cost"
   | "timeout"
   | "budget"
+  | "loop"
   | "cancelled"
   | "skipped"
   | "error";
 
 /** The limits a run can hit; a subset of `RunStatus`. */
-export type LimitName = "max_steps" | "max_tokens" | "max_cost" | "timeout" | "budget";
+export type LimitName = "max_steps" | "max_tokens" | "max_cost" | "timeout" | "budget" | "loop";
 
 /** The loop's outcome. A limit or a model failure is a status here, never an exception. */
 export type RunResult = {
@@ -46,5 +47,7 @@ export type AgentEvent =
       exitCode: number | null | undefined;
     }
   | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number }
+  /** A model call failed for good (after the client's retries); `status` is the HTTP status if any. */
+  | { type: "model_error"; step: number; status: number | null; message: string }
   /** A message the runner itself sent the model (e.g. "your reply was cut off; continue"). */
   | { type: "runner_message"; step: number; text: string };

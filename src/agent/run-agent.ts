@@ -24,7 +24,7 @@ export type RunAgentOptions = {
   prompt: string;
   tools: readonly Tool[];
   /** `timeoutMs` is enforced by the caller through `signal`; it is here for the limit event. */
-  limits: BudgetLimits & { maxOutputTokens: number; timeoutMs?: number };
+  limits: BudgetLimits & { maxOutputTokens: number; timeoutMs?: number; maxRepeatedCalls?: number };
   workspaceRoot: string;
   /** Aborted with an `AbortReason` on timeout or cancellation. */
   signal: AbortSignal;
@@ -45,6 +45,9 @@ type RunState = {
   startedAt: number;
   apiDurationMs: number;
   lastReply: ModelReply | undefined;
+  /** The loop guard's memory: the last tool call and how many times in a row it came. */
+  lastCallKey: string | undefined;
+  repeats: number;
 };
 
 /** Told to the model when its reply hit `max_output_tokens` before it finished. */
@@ -70,6 +73,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     startedAt: performance.now(),
     apiDurationMs: 0,
     lastReply: undefined,
+    lastCallKey: undefined,
+    repeats: 0,
   };
   for (;;) {
     const ended = await takeTurn(state);
@@ -95,7 +100,13 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
 
   const calls = reply.content.filter(isToolUse);
   if (calls.length === 0) return afterFinalReply(state, reply);
-  const results = await runToolCalls(state, step, calls, reply.stopReason === "max_tokens");
+  const { results, loop } = await runToolCalls(
+    state,
+    step,
+    calls,
+    reply.stopReason === "max_tokens",
+  );
+  if (loop !== undefined) return endAtLimit(state, loop, step);
   if (options.signal.aborted) return endAborted(state);
   state.messages.push({ role: "user", content: results });
   return undefined;
@@ -121,7 +132,10 @@ async function callModel(state: RunState, step: number): Promise<ModelReply | Ru
     );
   } catch (error) {
     if (options.signal.aborted) return endAborted(state);
-    if (error instanceof ModelError) return end(state, "error", error.message);
+    if (error instanceof ModelError) {
+      options.onEvent({ type: "model_error", step, status: error.status, message: error.message });
+      return end(state, "error", error.message);
+    }
     throw error;
   } finally {
     state.apiDurationMs += performance.now() - startedAt;
@@ -157,11 +171,13 @@ async function runToolCalls(
   step: number,
   calls: readonly ToolUseBlock[],
   isLastCutOff: boolean,
-): Promise<ToolResultBlock[]> {
+): Promise<{ results: ToolResultBlock[]; loop: LimitHit | undefined }> {
   const { options } = state;
   const results: ToolResultBlock[] = [];
   for (const [index, call] of calls.entries()) {
     if (options.signal.aborted) break;
+    const loop = noteRepeat(state, call);
+    if (loop !== undefined) return { results, loop };
     const startedAt = performance.now();
     const result =
       isLastCutOff && index === calls.length - 1
@@ -187,7 +203,28 @@ async function runToolCalls(
       exitCode: "exitCode" in result ? result.exitCode : undefined,
     });
   }
-  return results;
+  return { results, loop: undefined };
+}
+
+/** The loop guard: the same call with the same input `maxRepeatedCalls` times in a row stops the run. */
+function noteRepeat(state: RunState, call: ToolUseBlock): LimitHit | undefined {
+  const max = state.options.limits.maxRepeatedCalls;
+  const key = `${call.name} ${stableJson(call.input)}`;
+  state.repeats = key === state.lastCallKey ? state.repeats + 1 : 1;
+  state.lastCallKey = key;
+  return max !== undefined && state.repeats >= max
+    ? { limit: "loop", used: state.repeats, max }
+    : undefined;
+}
+
+/** JSON with object keys sorted, so equal inputs give equal text. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 function end(state: RunState, status: RunStatus, error?: string): RunResult {
@@ -220,7 +257,21 @@ function endAborted(state: RunState): RunResult {
 
 function endAtLimit(state: RunState, hit: LimitHit, step: number): RunResult {
   state.options.onEvent({ type: "limit_reached", step, ...hit });
-  return end(state, hit.limit, `${hit.limit} reached: ${hit.used} of ${hit.max}`);
+  return end(state, hit.limit, describeLimit(hit));
+}
+
+/** Why a limit stopped the run, in words that name the setting to change. */
+function describeLimit(hit: LimitHit): string {
+  switch (hit.limit) {
+    case "loop":
+      return `loop: the same tool call came ${hit.used} times in a row (limits.max_repeated_calls ${hit.max})`;
+    case "max_cost":
+      return `max_cost reached: $${Number.isNaN(hit.used) ? "?" : hit.used} of $${hit.max} (limits.max_cost_usd)`;
+    case "budget":
+      return `the batch budget is spent: ${hit.used} of ${hit.max} (--budget-usd or --budget-tokens)`;
+    default:
+      return `${hit.limit} reached: ${hit.used} of ${hit.max}`;
+  }
 }
 
 function isToolUse(block: AssistantBlock): block is ToolUseBlock {

@@ -7,7 +7,7 @@ import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricin
 import { createReplayModel } from "../model/replay-model.js";
 import type { RecordedRun } from "../replay/recorded-run.js";
 import { loadReplies } from "../task/load-replies.js";
-import type { Task } from "../task/schema.js";
+import { parseDuration, type Task } from "../task/schema.js";
 import { nonEmpty } from "./options.js";
 
 /** Gives each task its model client. */
@@ -42,14 +42,41 @@ export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFacto
 export function liveModels(
   taskCount: number,
   apiKey: string | undefined,
-  baseURL: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
 ): ModelFactory {
   if (apiKey === undefined) {
     throw new ConfigError(
       `ANTHROPIC_API_KEY is not set; export it to run ${taskCount === 1 ? "this task" : `these ${taskCount} tasks`} against the API, or add --offline to play the tasks' scripted replies`,
     );
   }
-  return () => createAnthropicModel({ apiKey, baseURL });
+  const settings = retrySettings(env);
+  const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
+  return () => createAnthropicModel({ apiKey, baseURL, ...settings });
+}
+
+/** `AGENT_RUN_MAX_RETRIES` (default 4) and `AGENT_RUN_RETRY_DELAY` (first wait, default 500ms). */
+export function retrySettings(env: Readonly<Record<string, string | undefined>>): {
+  maxRetries: number;
+  retryBaseDelayMs: number;
+} {
+  const retries = nonEmpty(env.AGENT_RUN_MAX_RETRIES);
+  const maxRetries = retries === undefined ? 4 : Number(retries);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 20) {
+    throw new ConfigError(
+      `AGENT_RUN_MAX_RETRIES: expected a whole number from 0 to 20, got ${JSON.stringify(retries)}`,
+    );
+  }
+  const delay = nonEmpty(env.AGENT_RUN_RETRY_DELAY);
+  const retryBaseDelayMs =
+    delay === undefined
+      ? 500
+      : (parseDuration(/^\d+(\.\d+)?$/.test(delay) ? Number(delay) : delay) ?? Number.NaN);
+  if (!Number.isFinite(retryBaseDelayMs)) {
+    throw new ConfigError(
+      `AGENT_RUN_RETRY_DELAY: expected a duration such as 500ms or 2s, got ${JSON.stringify(delay)}`,
+    );
+  }
+  return { maxRetries, retryBaseDelayMs };
 }
 
 /** The default price table, or it overlaid with a prices file. */
@@ -88,6 +115,6 @@ export async function continuationModel(options: {
     const replies = await loadReplies(task.replies, relative(process.cwd(), task.replies));
     return { model: createReplayModel(replies.slice(options.untilStep), task.replies), name };
   }
-  const factory = liveModels(1, options.apiKey, nonEmpty(options.env.ANTHROPIC_BASE_URL));
+  const factory = liveModels(1, options.apiKey, options.env);
   return { model: factory(task), name };
 }

@@ -28,6 +28,8 @@ type Batch = {
   prices: PriceTable;
   outDir: string;
   baseEnv: Record<string, string>;
+  /** The first task whose API key was refused (401/403); later tasks are not started. */
+  refusedKey?: string;
 };
 
 /**
@@ -71,7 +73,7 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
   const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
   const clients = options.isOffline
     ? await scriptedModels(tasks)
-    : liveModels(tasks.length, apiKey, nonEmpty(io.env.ANTHROPIC_BASE_URL));
+    : liveModels(tasks.length, apiKey, io.env);
   const nameOf = (task: Task) =>
     options.model ?? task.model ?? nonEmpty(io.env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
   refuseUnpricedSpendingCaps(tasks, nameOf, prices, options.budgetUsd !== undefined);
@@ -97,12 +99,18 @@ async function runOne(
   const model = batch.modelOf(task);
   if (signal.aborted) return notStarted(task, model.name, batch.outDir);
   const spent = budget.exhausted();
+  const skipReason =
+    batch.refusedKey !== undefined
+      ? `not run: the API refused the key in task "${batch.refusedKey}"; check ANTHROPIC_API_KEY`
+      : spent === undefined
+        ? undefined
+        : budget.describe(spent);
   const where = options.isInPlace
     ? `in place in ${task.workspace}`
     : `on a copy in ${displayPath(batch.outDir)}/${task.name}/workspace`;
   log.onTaskStart(
     task.name,
-    spent === undefined
+    skipReason === undefined
       ? `${model.name}${options.isOffline ? ", offline" : ""}, ${where}`
       : "skipped",
   );
@@ -117,7 +125,7 @@ async function runOne(
     baseEnv: batch.baseEnv,
     signal,
     gate: () => budget.exhausted(),
-    ...(spent === undefined ? {} : { skipReason: budget.describe(spent) }),
+    ...(skipReason === undefined ? {} : { skipReason }),
     onEvent: (event) => {
       if (event.type === "model_reply") {
         budget.record(
@@ -125,6 +133,9 @@ async function runOne(
           estimateCostUsd(batch.prices, model.name, event.reply.usage),
         );
       }
+      // A refused key fails every task alike: say it once, and start no more tasks.
+      if (event.type === "model_error" && (event.status === 401 || event.status === 403))
+        batch.refusedKey ??= task.name;
       log.onEvent(task.name, event);
     },
     onCheck: (check) => log.onCheck(task.name, check),

@@ -1,5 +1,6 @@
 import type { Middleware } from "@anthropic-ai/sdk";
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import { messageOf } from "../errors.js";
 import type {
   ApiMessage,
   CompleteOptions,
@@ -20,6 +21,8 @@ export type AnthropicModelOptions = {
   maxRetries?: number;
   /** Per-request timeout of the SDK (the task's own timeout aborts through the signal). */
   requestTimeoutMs?: number;
+  /** First wait before retrying a broken stream; doubles each time, at most 8 s. */
+  retryBaseDelayMs?: number;
 };
 
 const EPHEMERAL = { type: "ephemeral" } as const;
@@ -34,19 +37,64 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
     timeout: options.requestTimeoutMs ?? 10 * 60_000,
   });
 
+  const baseDelayMs = options.retryBaseDelayMs ?? 500;
   return {
     async complete(request, completeOptions) {
-      const stream = client.messages.stream(toParams(request), {
-        signal: completeOptions.signal,
-        middleware: [retryReporter(maxRetries, completeOptions)],
-      });
-      try {
-        return toReply(await stream.finalMessage());
-      } catch (error) {
-        throw toModelError(error, completeOptions.signal);
+      const params = toParams(request);
+      // The SDK retries a request that fails before the reply starts; a stream that breaks
+      // after it started is retried here, with the same budget and backoff.
+      for (let attempt = 1; ; attempt += 1) {
+        let hasStarted = false;
+        const stream = client.messages.stream(params, {
+          signal: completeOptions.signal,
+          middleware: [retryReporter(maxRetries, completeOptions)],
+        });
+        stream.on("connect", () => {
+          hasStarted = true;
+        });
+        try {
+          return toReply(await stream.finalMessage());
+        } catch (error) {
+          const canRetry =
+            hasStarted &&
+            attempt <= maxRetries &&
+            !completeOptions.signal.aborted &&
+            isStreamBreak(error);
+          if (!canRetry) throw toModelError(error, completeOptions.signal);
+          const delayMs = Math.min(baseDelayMs * 2 ** (attempt - 1), 8_000);
+          completeOptions.onRetry?.({
+            attempt,
+            maxRetries,
+            status: null,
+            delayMs,
+            error: `stream interrupted: ${messageOf(error)}`,
+          });
+          await sleep(delayMs, completeOptions.signal);
+        }
       }
     },
   };
+}
+
+/** A reply stream that broke off: a dropped connection, or an error event such as overloaded_error. */
+function isStreamBreak(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  if (error instanceof APIError)
+    return error.status === undefined || error.status === 429 || error.status >= 500;
+  return error instanceof Error;
+}
+
+/** Waits, unless the signal aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /**

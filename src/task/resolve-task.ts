@@ -58,6 +58,7 @@ function buildTask(file: string, data: TaskFile, locator: Locator): Task {
       maxOutputTokens: data.limits?.max_output_tokens ?? DEFAULT_LIMITS.maxOutputTokens,
       timeoutMs: durationMs(data.limits?.timeout, DEFAULT_LIMITS.timeoutMs),
       maxCostUsd: data.limits?.max_cost_usd,
+      maxRepeatedCalls: data.limits?.max_repeated_calls ?? DEFAULT_LIMITS.maxRepeatedCalls,
     },
     // Deduplicated, in the order tools are offered.
     tools: TOOL_NAMES.filter((tool) => data.tools === undefined || data.tools.includes(tool)),

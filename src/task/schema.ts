@@ -20,6 +20,7 @@ export const DEFAULT_LIMITS = {
   maxTokens: 2_000_000,
   maxOutputTokens: 8_192,
   timeoutMs: 20 * 60_000,
+  maxRepeatedCalls: 5,
 } as const;
 
 /** Per-command bash limit when the task sets none: long enough for a test run, short enough to catch a hang. */
@@ -80,6 +81,9 @@ export const TaskFileSchema = z
         max_output_tokens: positiveInt(
           `Most tokens the model may write in one reply. Default: ${DEFAULT_LIMITS.maxOutputTokens}.`,
         ),
+        max_repeated_calls: positiveInt(
+          `Loop guard: the same tool call with the same input this many times in a row ends the run with status loop. Default: ${DEFAULT_LIMITS.maxRepeatedCalls}.`,
+        ),
         max_cost_usd: positiveUsd(
           "Spending cap for the run in US dollars, at the price table's rates; past it the run stops with status max_cost. The model must have a known price. Default: none.",
         ),
@@ -135,6 +139,7 @@ export type Limits = {
   timeoutMs: number;
   /** No cap when undefined. */
   maxCostUsd: number | undefined;
+  maxRepeatedCalls: number;
 };
 
 /** A validated task with defaults applied and paths made absolute. */

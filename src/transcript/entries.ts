@@ -70,6 +70,15 @@ export const RetryLineSchema = z.looseObject({
   ...Common,
 });
 
+export const ApiErrorLineSchema = z.looseObject({
+  type: z.literal("system"),
+  subtype: z.literal("api_error"),
+  error_status: z.number().nullable(),
+  error: z.string(),
+  step: z.number(),
+  ...Common,
+});
+
 export const LimitLineSchema = z.looseObject({
   type: z.literal("limit_reached"),
   limit: z.string(),
@@ -109,6 +118,7 @@ export const TranscriptLineSchema = z.union([
   AssistantLineSchema,
   UserLineSchema,
   RetryLineSchema,
+  ApiErrorLineSchema,
   LimitLineSchema,
   CheckLineSchema,
   ResultLineSchema,

@@ -59,6 +59,7 @@ export function initLine(info: InitInfo): Record<string, unknown> {
         max_output_tokens: task.limits.maxOutputTokens,
         timeout_ms: task.limits.timeoutMs,
         max_cost_usd: task.limits.maxCostUsd ?? null,
+        max_repeated_calls: task.limits.maxRepeatedCalls,
       },
       tools: info.tools,
       bash: { timeout_ms: task.bash.timeoutMs, env: task.bash.env },
@@ -117,6 +118,14 @@ export function eventLine(event: AgentEvent): Record<string, unknown> {
         retry_delay_ms: event.notice.delayMs,
         error_status: event.notice.status,
         error: event.notice.error,
+      };
+    case "model_error":
+      return {
+        type: "system",
+        subtype: "api_error",
+        step: event.step,
+        error_status: event.status,
+        error: event.message,
       };
     case "runner_message":
       return {
@@ -185,6 +194,7 @@ const RESULT_SUBTYPE: Record<RunStatus, string> = {
   max_cost: "error_max_budget_usd",
   timeout: "error_during_execution",
   budget: "error_max_budget_usd",
+  loop: "error_during_execution",
   cancelled: "error_during_execution",
   skipped: "error_during_execution",
   error: "error_during_execution",
@@ -197,6 +207,7 @@ const TERMINAL_REASON: Record<RunStatus, string> = {
   max_cost: "budget_exhausted",
   timeout: "timeout",
   budget: "batch_budget_exhausted",
+  loop: "repeated_tool_call",
   cancelled: "cancelled",
   skipped: "skipped",
   error: "api_error",

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { z } from "zod";
 import { messageOf, TranscriptError } from "../errors.js";
 import {
+  ApiErrorLineSchema,
   AssistantLineSchema,
   CheckLineSchema,
   InitLineSchema,
@@ -114,6 +115,7 @@ function migrateLine(line: unknown, _fromVersion: number): unknown {
 const SCHEMA_BY_KIND: Record<string, z.ZodType> = {
   "system/init": InitLineSchema,
   "system/api_retry": RetryLineSchema,
+  "system/api_error": ApiErrorLineSchema,
   assistant: AssistantLineSchema,
   user: UserLineSchema,
   limit_reached: LimitLineSchema,

@@ -303,3 +303,59 @@ describe("runAgent", () => {
     });
   });
 });
+
+describe("the loop guard", () => {
+  test("the same call with the same input K times in a row ends the run with status loop, the K-th not run", async () => {
+    const model = recordingModel(
+      reply().toolUse("echo", { text: "again" }),
+      reply().toolUse("echo", { text: "again" }),
+      reply().toolUse("echo", { text: "again" }),
+      reply().text("never"),
+    );
+    const events: AgentEvent[] = [];
+    const result = await runAgent({
+      model,
+      modelName: "claude-test",
+      system: "s",
+      prompt: "p",
+      tools: [echo],
+      limits: { maxSteps: 10, maxTokens: 1_000_000, maxOutputTokens: 1000, maxRepeatedCalls: 3 },
+      workspaceRoot: "/nonexistent",
+      signal: new AbortController().signal,
+      onEvent: (event) => events.push(event),
+    });
+
+    expect(result).toMatchObject({ status: "loop", steps: 3 });
+    expect(events.filter((event) => event.type === "tool_result")).toHaveLength(2);
+    expect(events.at(-1)).toEqual({
+      type: "limit_reached",
+      step: 3,
+      limit: "loop",
+      used: 3,
+      max: 3,
+    });
+  });
+
+  test("a different input in between resets the count", async () => {
+    const model = recordingModel(
+      reply().toolUse("echo", { text: "a" }),
+      reply().toolUse("echo", { text: "a" }),
+      reply().toolUse("echo", { text: "b" }),
+      reply().toolUse("echo", { text: "a" }),
+      reply().text("done"),
+    );
+    const result = await runAgent({
+      model,
+      modelName: "claude-test",
+      system: "s",
+      prompt: "p",
+      tools: [echo],
+      limits: { maxSteps: 10, maxTokens: 1_000_000, maxOutputTokens: 1000, maxRepeatedCalls: 3 },
+      workspaceRoot: "/nonexistent",
+      signal: new AbortController().signal,
+      onEvent: () => {},
+    });
+
+    expect(result.status).toBe("completed");
+  });
+});

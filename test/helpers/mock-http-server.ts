@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isHttpFailure, type ReplyBuilder, type Scripted, toScripted, toSse } from "./replies.js";
+import { isBrokenStream, isHttpFailure, type ReplyBuilder, type Scripted, toScripted, toSse } from "./replies.js";
 
 /**
  * A real HTTP model API on 127.0.0.1 for spawned `agent-run` processes, which msw cannot reach:
@@ -40,6 +40,10 @@ export async function startMockHttpServer(): Promise<MockHttpServer> {
             error: { type: "api_error", message: "mock server: no reply queued" },
           }),
         );
+      } else if (isBrokenStream(item)) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        const events = toSse(item.message).split("\n\n").slice(0, item.events);
+        response.write(`${events.join("\n\n")}\n\n`, () => response.destroy());
       } else if (isHttpFailure(item)) {
         response.writeHead(item.status, { "content-type": "application/json", ...item.headers });
         response.end(JSON.stringify(item.body));

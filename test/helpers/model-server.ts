@@ -1,7 +1,7 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { isHttpFailure, type ReplyBuilder, type Scripted, toScripted, toSse } from "./replies.js";
+import { isBrokenStream, isHttpFailure, type ReplyBuilder, type Scripted, toScripted, toSse } from "./replies.js";
 
 export const MESSAGES_URL = "https://api.anthropic.com/v1/messages";
 
@@ -59,6 +59,16 @@ export function respond(item: Scripted | undefined): Response {
       status: item.status,
       headers: item.headers ?? {},
     });
+  }
+  if (isBrokenStream(item)) {
+    const events = toSse(item.message).split("\n\n").slice(0, item.events);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`${events.join("\n\n")}\n\n`));
+        controller.error(new TypeError("terminated: the connection was reset"));
+      },
+    });
+    return new HttpResponse(body, { headers: { "content-type": "text/event-stream" } });
   }
   return new HttpResponse(toSse(item), { headers: { "content-type": "text/event-stream" } });
 }

@@ -8,8 +8,11 @@ export type HttpFailure = {
   headers?: Record<string, string>;
 };
 
+/** A stream that starts like `message` and breaks off (the connection drops) after `events` events. */
+export type BrokenStream = { kind: "broken_stream"; message: ApiMessage; events: number };
+
 /** What a mock model server serves for one request. */
-export type Scripted = ApiMessage | HttpFailure;
+export type Scripted = ApiMessage | HttpFailure | BrokenStream;
 
 let messageCounter = 0;
 
@@ -170,6 +173,16 @@ export function toSse(message: ApiMessage): string {
 /** Tells a scripted failure from a reply (replies have open-ended keys, so `in` can't). */
 export function isHttpFailure(item: Scripted): item is HttpFailure {
   return item.kind === "http_error";
+}
+
+/** Tells a broken stream from a reply. */
+export function isBrokenStream(item: Scripted): item is BrokenStream {
+  return item.kind === "broken_stream";
+}
+
+/** A stream that breaks off after `events` server-sent events. */
+export function brokenStream(message: ReplyBuilder, events = 3): BrokenStream {
+  return { kind: "broken_stream", message: message.build(), events };
 }
 
 /** Builds queued builders; passes finished items through. */

@@ -306,6 +306,7 @@ const INIT: InitInfo = {
       maxOutputTokens: 8192,
       timeoutMs: 300_000,
       maxCostUsd: undefined,
+      maxRepeatedCalls: 5,
     },
     bash: { timeoutMs: 60_000, env: { CI: "1" } },
     replies: undefined,
