@@ -8,6 +8,7 @@ import type { CheckResult } from "./checks/types.js";
 import { messageOf } from "./errors.js";
 import { type ModelClient, ZERO_USAGE } from "./model/model-client.js";
 import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
+import type { Redactor } from "./redact.js";
 import { summaryJson, type TaskSummary } from "./report/summary.js";
 import { commandEnv, runAgentWithLimits } from "./run-agent-with-limits.js";
 import type { Task } from "./task/schema.js";
@@ -50,6 +51,8 @@ export type RunTaskOptions = {
   preserve?: readonly string[];
   /** Cancels the checks; default `signal` (a replay ends its agent through `signal`, not its checks). */
   checkSignal?: AbortSignal;
+  /** Hides secret values in everything written (transcript, summary, patch). */
+  redact?: Redactor;
   /** Called with each check's result, after the agent stopped. */
   onCheck?: (result: CheckResult) => void;
   /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
@@ -66,7 +69,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const startedAt = performance.now();
   const runDir = options.runDir ?? join(options.outDir, task.name);
   await clearRunDir(runDir, options.preserve ?? []);
-  const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"));
+  const redact = options.redact ?? ((text: string) => text);
+  const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"), { redact });
   const system = buildSystemPrompt(task.system);
   const problems: string[] = [];
   const place = {
@@ -135,7 +139,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   };
   await writeFileAtomic(
     join(runDir, "summary.json"),
-    `${JSON.stringify(summaryJson(summary), null, 2)}\n`,
+    redact(`${JSON.stringify(summaryJson(summary), null, 2)}\n`),
   );
   return summary;
 }
@@ -181,12 +185,15 @@ async function runAndCollect(
     problems.push(`internal error: ${messageOf(error)}`);
     return undefined;
   });
-  const changes = await collectChanges(prepared.runDir, prepared, prepared.before).catch(
-    (error: unknown) => {
-      problems.push(`could not compute the changed files: ${messageOf(error)}`);
-      return undefined;
-    },
-  );
+  const changes = await collectChanges(
+    prepared.runDir,
+    prepared,
+    prepared.before,
+    options.redact ?? ((text) => text),
+  ).catch((error: unknown) => {
+    problems.push(`could not compute the changed files: ${messageOf(error)}`);
+    return undefined;
+  });
   const checks = await runChecks(options.task.checks, {
     workspace: prepared.workspace,
     changedFiles: changes?.changedFiles ?? [],
@@ -232,6 +239,7 @@ async function collectChanges(
   runDir: string,
   place: SnapshotPlace & { workspace: string },
   before: Snapshot,
+  redact: Redactor,
 ): Promise<WorkspaceChanges> {
   const after = await snapshotWorkspace(place);
   const diff = await diffSnapshots({
@@ -240,7 +248,7 @@ async function collectChanges(
     before,
     after,
   });
-  await writeFileAtomic(join(runDir, PATCH_FILE), diff.patch);
+  await writeFileAtomic(join(runDir, PATCH_FILE), redact(diff.patch));
   return diff;
 }
 

@@ -102,24 +102,27 @@ function createGithubLog(
       buffers.delete(summary.name);
     },
     async finish(summaries, reportMarkdown, outDir) {
+      const redact = io.redact ?? ((text: string) => text);
       for (const line of annotations(summaries)) io.writeErr(line);
       const summaryFile = io.env.GITHUB_STEP_SUMMARY;
       if (summaryFile !== undefined && summaryFile !== "")
-        await appendFile(summaryFile, jobSummary(reportMarkdown, summaries));
+        await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries)));
       const outputFile = io.env.GITHUB_OUTPUT;
       if (outputFile === undefined || outputFile === "") return;
       const passed = summaries.filter((summary) => summary.passed).length;
       const cost = summaries.reduce((sum, summary) => sum + (summary.costUsd ?? 0), 0);
       await appendFile(
         outputFile,
-        outputLines({
-          passed,
-          failed: summaries.length - passed,
-          total: summaries.length,
-          cost_usd: Math.round(cost * 1e6) / 1e6,
-          report: join(outDir, "report.json"),
-          out: outDir,
-        }),
+        redact(
+          outputLines({
+            passed,
+            failed: summaries.length - passed,
+            total: summaries.length,
+            cost_usd: Math.round(cost * 1e6) / 1e6,
+            report: join(outDir, "report.json"),
+            out: outDir,
+          }),
+        ),
       );
     },
   };

@@ -1,3 +1,5 @@
+import type { Redactor } from "../redact.js";
+
 /**
  * The process around the CLI, injectable so tests can run `main` in-process. Relative paths are
  * resolved from `process.cwd()`.
@@ -10,6 +12,8 @@ export type CliIo = {
   writeErrRaw?: ((text: string) => void) | undefined;
   /** The terminal's width, for the live view. */
   columns: number;
+  /** Hides secret values; `main` sets it, and wraps the writers above with it. */
+  redact?: Redactor;
   /** Colours on stderr: a TTY, and neither `CI` nor `NO_COLOR` set. */
   isColor: boolean;
 };
@@ -24,5 +28,17 @@ export function processIo(): CliIo {
     writeErrRaw: process.stderr.isTTY === true ? (text) => process.stderr.write(text) : undefined,
     columns: process.stderr.columns ?? 100,
     isColor: process.stderr.isTTY === true && !env.CI && !env.NO_COLOR && env.TERM !== "dumb",
+  };
+}
+
+/** The same io, with every line written passed through `redact` first. */
+export function withRedaction(io: CliIo, redact: Redactor): CliIo {
+  const writeRaw = io.writeErrRaw;
+  return {
+    ...io,
+    redact,
+    writeOut: (line) => io.writeOut(redact(line)),
+    writeErr: (line) => io.writeErr(redact(line)),
+    writeErrRaw: writeRaw === undefined ? undefined : (text) => writeRaw(redact(text)),
   };
 }

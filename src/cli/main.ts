@@ -1,7 +1,8 @@
 import yargs from "yargs";
 import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
+import { createRedactor, secretValues } from "../redact.js";
 import { AGENT_RUN_VERSION } from "../version.js";
-import { type CliIo, processIo } from "./io.js";
+import { type CliIo, processIo, withRedaction } from "./io.js";
 import { parseRunOptions, RUN_FLAGS } from "./options.js";
 import { REPLAY_FLAGS, RESUME_FLAGS, replayCommand, resumeCommand } from "./replay-command.js";
 import { parseReportArgs, reportCommand, reportCommandModule } from "./report-command.js";
@@ -42,6 +43,12 @@ async function runParsedCommand(
     default:
       return assertNever(parsed.command);
   }
+}
+
+/** A repeatable string flag's values (`--redact A --redact B,C`). */
+function listFlag(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.flatMap((item) => String(item).split(","));
 }
 
 function assertNever(value: never): never {
@@ -85,7 +92,15 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   try {
     const parsed = await parseArgv(argv, io);
     if (parsed === undefined) return EXIT.ok;
-    const code = await runParsedCommand(parsed, io, controller.signal);
+    const secrets = secretValues(io.env, [
+      ...listFlag(parsed.args.redact),
+      ...(io.env.AGENT_RUN_REDACT ?? "").split(","),
+    ]);
+    const code = await runParsedCommand(
+      parsed,
+      withRedaction(io, createRedactor(secrets)),
+      controller.signal,
+    );
     return signalExit ?? code;
   } catch (error) {
     if (error instanceof TaskFileError) {

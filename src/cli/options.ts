@@ -76,6 +76,11 @@ export const RUN_FLAGS = {
       "Cap the whole batch's spend in USD: then no task starts, running tasks stop (status budget)",
   },
   "budget-tokens": { type: "string", describe: "Cap the whole batch's tokens, like --budget-usd" },
+  redact: {
+    type: "string",
+    array: true,
+    describe: "Also hide the values of these environment variables in every output (repeatable)",
+  },
   shard: {
     type: "string",
     describe: "Run only part I of N of the tasks (I/N, e.g. 2/3), the same on every machine",

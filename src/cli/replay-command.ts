@@ -48,6 +48,11 @@ const COMMON_FLAGS = {
     describe: "Also log the model's text and tool errors",
   },
   prices: { type: "string", describe: "JSON file of model prices to add or override" },
+  redact: {
+    type: "string",
+    array: true,
+    describe: "Also hide the values of these environment variables in every output (repeatable)",
+  },
 } as const;
 
 /** `agent-run replay`'s flags. */
@@ -299,6 +304,7 @@ async function runJobs(
       signal,
       onEvent: (event) => progress.onEvent(name, event),
       onCheck: (check) => progress.onCheck(name, check),
+      ...(io.redact === undefined ? {} : { redact: io.redact }),
     });
     io.writeErr(`[${name}] ${describeDivergence(outcome.divergence)}`);
     progress.onTaskEnd(outcome.summary);

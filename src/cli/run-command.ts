@@ -3,6 +3,7 @@ import { glob } from "tinyglobby";
 import { ConfigError, messageOf } from "../errors.js";
 import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
 import { estimateCostUsd, findPrice, type PriceTable } from "../model/pricing.js";
+import type { Redactor } from "../redact.js";
 import { writeBatchReport } from "../report/batch-report.js";
 import { formatDuration } from "../report/format.js";
 import type { TaskSummary } from "../report/summary.js";
@@ -28,6 +29,7 @@ type Batch = {
   prices: PriceTable;
   outDir: string;
   baseEnv: Record<string, string>;
+  redact: Redactor | undefined;
   /** The first task whose API key was refused (401/403); later tasks are not started. */
   refusedKey?: string;
 };
@@ -50,7 +52,7 @@ export async function runCommand(
     runOne(task, batch, { options, log, budget, signal }),
   );
   const wallTimeMs = performance.now() - startedAt;
-  const markdown = await writeBatchReport(batch.outDir, summaries);
+  const markdown = await writeBatchReport(batch.outDir, summaries, io.redact);
   io.writeOut(markdown);
   io.writeOut(
     `wall time ${formatDuration(wallTimeMs)}; outputs in ${displayPath(batch.outDir)} (report.json)`,
@@ -86,6 +88,7 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
     prices,
     outDir,
     baseEnv: buildCommandEnv(io.env, apiKey),
+    redact: io.redact,
   };
 }
 
@@ -139,6 +142,7 @@ async function runOne(
       log.onEvent(task.name, event);
     },
     onCheck: (check) => log.onCheck(task.name, check),
+    ...(batch.redact === undefined ? {} : { redact: batch.redact }),
   }).catch((error: unknown) =>
     failed(task, model.name, batch.outDir, `internal error: ${messageOf(error)}`),
   );

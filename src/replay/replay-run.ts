@@ -6,6 +6,7 @@ import type { CheckResult } from "../checks/types.js";
 import { ConfigError, messageOf } from "../errors.js";
 import { type ModelClient, ModelError } from "../model/model-client.js";
 import type { PriceTable } from "../model/pricing.js";
+import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
 import { runTask } from "../run-task.js";
 import type { Limits, Task } from "../task/schema.js";
@@ -40,6 +41,7 @@ export type ReplayOptions = {
   signal: AbortSignal;
   onEvent?: (event: AgentEvent) => void;
   onCheck?: (check: CheckResult) => void;
+  redact?: Redactor;
 };
 
 export type ReplayOutcome = { summary: TaskSummary; divergence: DivergenceReport };
@@ -92,6 +94,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
       options.onEvent?.(event);
     },
     ...(options.onCheck === undefined ? {} : { onCheck: options.onCheck }),
+    ...(options.redact === undefined ? {} : { redact: options.redact }),
     origin: {
       kind: options.kind,
       transcript: recorded.path,
@@ -103,9 +106,10 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     recorded: recorded.workspacePath,
     replayed: summary.workspace,
   });
+  const redact = options.redact ?? ((text: string) => text);
   await writeFile(
     join(summary.runDir, "divergence.json"),
-    `${JSON.stringify(divergenceJson(divergence), null, 2)}\n`,
+    redact(`${JSON.stringify(divergenceJson(divergence), null, 2)}\n`),
   );
   return { summary, divergence };
 }

@@ -1,5 +1,6 @@
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Redactor } from "../redact.js";
 import { buildReport } from "./aggregate.js";
 import { loadRunSummaries } from "./load-runs.js";
 import { formatReportMarkdown } from "./markdown.js";
@@ -14,6 +15,7 @@ import { summaryJson, type TaskSummary } from "./summary.js";
 export async function writeBatchReport(
   outDir: string,
   summaries: readonly TaskSummary[],
+  redact: Redactor = (text) => text,
 ): Promise<string> {
   const runs = summaries.map((summary) =>
     parseRunSummary(
@@ -24,7 +26,7 @@ export async function writeBatchReport(
   );
   const report = buildReport(runs);
   const file = join(outDir, "report.json");
-  await writeFile(`${file}.tmp`, reportJson(report));
+  await writeFile(`${file}.tmp`, redact(reportJson(report)));
   await rename(`${file}.tmp`, file);
   return formatReportMarkdown(report);
 }

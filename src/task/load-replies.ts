@@ -46,7 +46,7 @@ const RepliesFileSchema = z.array(ScriptedReplySchema).min(1, "expected at least
 export async function loadReplies(file: string, displayName = file): Promise<ApiMessage[]> {
   const text = await readFile(file, "utf8");
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: "error" });
   const fail = (offset: number, path: string, message: string): never => {
     const { line, col } = lineCounter.linePos(offset);
     throw new TaskFileError([{ file: displayName, line, column: col, path, message }]);

@@ -31,6 +31,9 @@ function positiveIntMessage(issue: { input?: unknown }): string {
   return `expected a positive integer, got ${describeValue(issue.input)}`;
 }
 
+/** Durations past this are refused: a week is longer than any CI job runs. */
+const MAX_DURATION_MS = 7 * 24 * 3_600_000;
+
 /** An optional duration field (`90s`, `10m`, or seconds), shared by limits, bash and run checks. */
 export function duration(description: string) {
   return z
@@ -43,6 +46,14 @@ export function duration(description: string) {
     )
     .check((ctx) => {
       // Only for values of the right shape that still mean no time at all ("0s"); others already failed above.
+      const ms = ctx.issues.length === 0 ? parseDuration(ctx.value) : undefined;
+      if (ms !== undefined && ms !== null && ms > MAX_DURATION_MS) {
+        ctx.issues.push({
+          code: "custom",
+          input: ctx.value,
+          message: `expected at most 7 days, got ${describeValue(ctx.value)}; a timeout this long is almost certainly a mistake`,
+        });
+      }
       if (ctx.issues.length === 0 && parseDuration(ctx.value) === null) {
         ctx.issues.push({
           code: "custom",
@@ -56,13 +67,18 @@ export function duration(description: string) {
 }
 
 /** An optional positive integer field, with one message for every way it can be wrong. */
-export function positiveInt(description: string) {
-  return z
+export function positiveInt(description: string, max?: number) {
+  const number = z
     .number({ error: positiveIntMessage })
-    .int({ error: positiveIntMessage })
-    .positive({ error: positiveIntMessage })
-    .optional()
-    .describe(description);
+    .int({ error: positiveIntMessage, abort: true })
+    .positive({ error: positiveIntMessage, abort: true });
+  const bounded =
+    max === undefined
+      ? number
+      : number.max(max, {
+          error: (issue) => `expected at most ${max.toLocaleString("en-US")}, got ${describeValue(issue.input)}; a limit this high is almost certainly a mistake`,
+        });
+  return bounded.optional().describe(description);
 }
 
 /** An optional positive amount of US dollars (`0.5`, `2`), for spending caps. */

@@ -73,13 +73,16 @@ export const TaskFileSchema = z
     limits: z
       .object({
         max_steps: positiveInt(
-          `Most model turns the run may take before it stops with status max_steps. Default: ${DEFAULT_LIMITS.maxSteps}.`,
+          `Most model turns the run may take before it stops with status max_steps. Default: ${DEFAULT_LIMITS.maxSteps}; at most 100,000.`,
+          100_000,
         ),
         max_tokens: positiveInt(
-          `Token budget for the whole run; past it the run stops with status max_tokens. Default: ${DEFAULT_LIMITS.maxTokens}.`,
+          `Token budget for the whole run; past it the run stops with status max_tokens. Default: ${DEFAULT_LIMITS.maxTokens}; at most 10,000,000,000.`,
+          10_000_000_000,
         ),
         max_output_tokens: positiveInt(
-          `Most tokens the model may write in one reply. Default: ${DEFAULT_LIMITS.maxOutputTokens}.`,
+          `Most tokens the model may write in one reply. Default: ${DEFAULT_LIMITS.maxOutputTokens}; at most 128,000.`,
+          128_000,
         ),
         max_repeated_calls: positiveInt(
           `Loop guard: the same tool call with the same input this many times in a row ends the run with status loop. Default: ${DEFAULT_LIMITS.maxRepeatedCalls}.`,

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { messageOf, TranscriptError } from "../errors.js";
+import type { Redactor } from "../redact.js";
 
 /**
  * Appends transcript lines to a JSONL file, each written whole with synchronous writes as it
- * happens, so a killed run leaves a readable prefix. A failed write (disk full) is cut back off,
+ * happens, so a killed run leaves a readable prefix. Secret values are redacted from every line. A failed write (disk full) is cut back off,
  * so the file never ends in half a line. Adds `session_id`, `uuid` and `at` to each line.
  */
 export class TranscriptWriter {
@@ -13,16 +14,27 @@ export class TranscriptWriter {
   #fd: number | undefined;
   #bytes = 0;
 
-  private constructor(path: string, fd: number, sessionId: string) {
+  readonly #redact: Redactor;
+
+  private constructor(path: string, fd: number, sessionId: string, redact: Redactor) {
     this.path = path;
     this.#fd = fd;
     this.sessionId = sessionId;
+    this.#redact = redact;
   }
 
   /** Creates (or truncates) the transcript file. */
-  static open(path: string, sessionId: string = randomUUID()): TranscriptWriter {
+  static open(
+    path: string,
+    options: { sessionId?: string; redact?: Redactor } = {},
+  ): TranscriptWriter {
     try {
-      return new TranscriptWriter(path, openSync(path, "w"), sessionId);
+      return new TranscriptWriter(
+        path,
+        openSync(path, "w"),
+        options.sessionId ?? randomUUID(),
+        options.redact ?? ((text) => text),
+      );
     } catch (error) {
       throw new TranscriptError(`cannot write the transcript ${path}: ${messageOf(error)}`, error);
     }
@@ -38,7 +50,7 @@ export class TranscriptWriter {
       uuid: randomUUID(),
       at: new Date().toISOString(),
     };
-    const bytes = Buffer.from(`${JSON.stringify(stamped)}\n`, "utf8");
+    const bytes = Buffer.from(`${this.#redact(JSON.stringify(stamped))}\n`, "utf8");
     try {
       for (let offset = 0; offset < bytes.length; ) {
         offset += writeSync(fd, bytes, offset, bytes.length - offset, this.#bytes + offset);

@@ -15,20 +15,27 @@ afterEach(async () => {
 
 const CORPUS = "fixtures/bad-tasks";
 
+/** Replies files are read once every task file is valid, so a batch with bad task files omits these. */
+const REPLIES_MISTAKES = new Set(["replies-malformed.yaml"]);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 describe("bad input: exit 2, a message naming the file and the place, nothing run or written", () => {
   test("every file of the bad-task corpus is reported, each with file:line:col", async () => {
-    const files = (await readdir(CORPUS)).filter((file) => file.endsWith(".yaml")).sort();
+    const files = (await readdir(CORPUS))
+      .filter((file) => file.endsWith(".yaml") && !REPLIES_MISTAKES.has(file))
+      .sort();
     const out = join(dir, "out");
     const run = await runCli(["--offline", `${CORPUS}/*.yaml`, "--out", out]);
 
-    expect(files.length).toBeGreaterThanOrEqual(10);
+    expect(files.length).toBeGreaterThanOrEqual(50);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(
       `agent-run: ${files.length} problems in the task files; nothing was run`,
     );
     for (const file of files) {
       expect(run.stderr).toMatch(
-        new RegExp(`^${CORPUS}/${file.replace(".", "\\.")}:\\d+:\\d+: `, "m"),
+        new RegExp(`^${escapeRegExp(`${CORPUS}/${file}`)}:\\d+:\\d+: `, "m"),
       );
     }
     expect(run.stderr).not.toMatch(/\n\s+at /);

@@ -57,7 +57,14 @@ describe("loadTasks: valid files", () => {
         system: "Keep changes small.",
         model: "claude-test-1",
         workspace: ws.path("proj"),
-        limits: { maxSteps: 10, maxTokens: 50_000, maxOutputTokens: 1024, timeoutMs: 90_000 },
+        limits: {
+          maxSteps: 10,
+          maxTokens: 50_000,
+          maxOutputTokens: 1024,
+          timeoutMs: 90_000,
+          maxCostUsd: undefined,
+          maxRepeatedCalls: 5,
+        },
         tools: ["bash", "read_file"],
         bash: { timeoutMs: 1_500, env: { CI: "1" } },
         replies: ws.path("replies/fix.jsonl"),
@@ -148,7 +155,7 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ],
     [
       "unknown-limit-key.yaml",
-      '5:3: limits.max_step: unknown field "max_step" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_cost_usd, timeout',
+      '5:3: limits.max_step: unknown field "max_step" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout',
     ],
     [
       "max-steps-not-a-number.yaml",
@@ -274,7 +281,7 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     expect(error instanceof Error ? error.message.split("\n") : error).toEqual([
       `${BAD}/does-not-exist.yaml:1:1: file not found; check the path (relative paths start from the current folder)`,
       `${BAD}/missing-prompt.yaml:2:1: prompt: required field is missing`,
-      `${BAD}/unknown-limit-key.yaml:5:3: limits.max_step: unknown field "max_step" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_cost_usd, timeout`,
+      `${BAD}/unknown-limit-key.yaml:5:3: limits.max_step: unknown field "max_step" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
 });
@@ -318,7 +325,7 @@ describe("loadTasks: more mistakes", () => {
 
     expect(problems).toEqual([
       `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, limits, tools, bash, replies, checks`,
-      `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_cost_usd, timeout`,
+      `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
 

@@ -29,7 +29,7 @@ describe("TranscriptWriter", () => {
   test("stamps each line with the session id, its own uuid and the time of writing", async () => {
     const file = join(dir, "transcript.jsonl");
     const before = new Date().toISOString();
-    const writer = TranscriptWriter.open(file, "session-1");
+    const writer = TranscriptWriter.open(file, { sessionId: "session-1" });
     writer.write({ type: "system", subtype: "init" });
     writer.write({ type: "assistant", step: 1 });
     writer.close();
@@ -80,7 +80,7 @@ describe("TranscriptWriter", () => {
   test("each write lands at once as one whole line; open truncates an old file", async () => {
     const file = join(dir, "transcript.jsonl");
     await writeFile(file, "old run\n");
-    const writer = TranscriptWriter.open(file, "s");
+    const writer = TranscriptWriter.open(file, { sessionId: "s" });
 
     const seen: string[] = [];
     for (const step of [1, 2, 3]) {
@@ -96,7 +96,7 @@ describe("TranscriptWriter", () => {
 
   test("after close, write is a no-op and close can be called again", async () => {
     const file = join(dir, "transcript.jsonl");
-    const writer = TranscriptWriter.open(file, "s");
+    const writer = TranscriptWriter.open(file, { sessionId: "s" });
     writer.write({ type: "a" });
     writer.close();
     const closed = await readFile(file, "utf8");
@@ -121,7 +121,7 @@ describe("TranscriptWriter", () => {
   test.skipIf(process.platform !== "linux" || !existsSync("/dev/full"))(
     "a failing write (/dev/full: ENOSPC) throws a TranscriptError naming the path",
     () => {
-      const writer = TranscriptWriter.open("/dev/full", "s");
+      const writer = TranscriptWriter.open("/dev/full", { sessionId: "s" });
 
       const error = thrown(() => writer.write({ type: "system", subtype: "init" }));
       writer.close();
