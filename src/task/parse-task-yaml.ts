@@ -11,7 +11,12 @@ type ParsedTaskYaml =
 /** Parses the text of one task file; the result is always a mapping when `ok`. */
 export function parseTaskYaml(file: string, text: string): ParsedTaskYaml {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: "error" });
+  const doc = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    logLevel: "error",
+  });
   const locator = createLocator(doc, lineCounter);
   if (doc.errors.length > 0) {
     return { ok: false, problems: syntaxProblems(file, text, doc.errors, lineCounter) };

@@ -76,7 +76,8 @@ export function positiveInt(description: string, max?: number) {
     max === undefined
       ? number
       : number.max(max, {
-          error: (issue) => `expected at most ${max.toLocaleString("en-US")}, got ${describeValue(issue.input)}; a limit this high is almost certainly a mistake`,
+          error: (issue) =>
+            `expected at most ${max.toLocaleString("en-US")}, got ${describeValue(issue.input)}; a limit this high is almost certainly a mistake`,
         });
   return bounded.optional().describe(description);
 }

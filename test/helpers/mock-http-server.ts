@@ -1,6 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isBrokenStream, isHttpFailure, type ReplyBuilder, type Scripted, toScripted, toSse } from "./replies.js";
+import {
+  isBrokenStream,
+  isHttpFailure,
+  type ReplyBuilder,
+  type Scripted,
+  toScripted,
+  toSse,
+} from "./replies.js";
 
 /**
  * A real HTTP model API on 127.0.0.1 for spawned `agent-run` processes, which msw cannot reach:

@@ -1,7 +1,14 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { isBrokenStream, isHttpFailure, type ReplyBuilder, type Scripted, toScripted, toSse } from "./replies.js";
+import {
+  isBrokenStream,
+  isHttpFailure,
+  type ReplyBuilder,
+  type Scripted,
+  toScripted,
+  toSse,
+} from "./replies.js";
 
 export const MESSAGES_URL = "https://api.anthropic.com/v1/messages";
 
