@@ -49,5 +49,7 @@ export type AgentEvent =
   | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number }
   /** A model call failed for good (after the client's retries); `status` is the HTTP status if any. */
   | { type: "model_error"; step: number; status: number | null; message: string }
+  /** Older tool results were elided from the conversation sent to the model (the transcript keeps them). */
+  | { type: "context_trimmed"; step: number; removedResults: number; maxTokens: number }
   /** A message the runner itself sent the model (e.g. "your reply was cut off; continue"). */
   | { type: "runner_message"; step: number; text: string };

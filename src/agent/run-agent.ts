@@ -11,6 +11,7 @@ import {
 } from "../model/model-client.js";
 import type { Tool } from "../tools/define-tool.js";
 import { Budget, type BudgetLimits, type CostOf, type LimitHit } from "./budget.js";
+import { fitContext, messageChars } from "./context.js";
 import type { AgentEvent, RunResult, RunStatus } from "./events.js";
 import { runToolCall } from "./run-tool-call.js";
 
@@ -24,7 +25,13 @@ export type RunAgentOptions = {
   prompt: string;
   tools: readonly Tool[];
   /** `timeoutMs` is enforced by the caller through `signal`; it is here for the limit event. */
-  limits: BudgetLimits & { maxOutputTokens: number; timeoutMs?: number; maxRepeatedCalls?: number };
+  limits: BudgetLimits & {
+    maxOutputTokens: number;
+    timeoutMs?: number;
+    maxRepeatedCalls?: number;
+    /** Context budget: older tool results are elided from what is sent past it. */
+    maxContextTokens?: number;
+  };
   workspaceRoot: string;
   /** Aborted with an `AbortReason` on timeout or cancellation. */
   signal: AbortSignal;
@@ -45,6 +52,8 @@ type RunState = {
   startedAt: number;
   apiDurationMs: number;
   lastReply: ModelReply | undefined;
+  /** The conversation's size in characters, with the system prompt and tools, for the context budget. */
+  contextChars: number;
   /** The loop guard's memory: the last tool call and how many times in a row it came. */
   lastCallKey: string | undefined;
   repeats: number;
@@ -75,6 +84,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     lastReply: undefined,
     lastCallKey: undefined,
     repeats: 0,
+    contextChars:
+      options.system.length +
+      JSON.stringify(options.tools.map((tool) => tool.inputSchema)).length +
+      options.prompt.length,
   };
   for (;;) {
     const ended = await takeTurn(state);
@@ -92,9 +105,10 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   if (callHit !== undefined) return endAtLimit(state, callHit, budget.steps);
   const step = budget.steps;
 
+  keepWithinContext(state, step);
   const reply = await callModel(state, step);
   if (!("message" in reply)) return reply;
-  state.messages.push({ role: "assistant", content: reply.content });
+  push(state, { role: "assistant", content: reply.content });
   const tokenHit = budget.afterReply(reply.usage);
   if (tokenHit !== undefined) return endAtLimit(state, tokenHit, step);
 
@@ -108,8 +122,29 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   );
   if (loop !== undefined) return endAtLimit(state, loop, step);
   if (options.signal.aborted) return endAborted(state);
-  state.messages.push({ role: "user", content: results });
+  push(state, { role: "user", content: results });
   return undefined;
+}
+
+/** Appends a message, keeping the conversation's size up to date. */
+function push(state: RunState, message: Message): void {
+  state.messages.push(message);
+  state.contextChars += messageChars(message);
+}
+
+/** Before a call: elides old tool results once the conversation outgrows the context budget. */
+function keepWithinContext(state: RunState, step: number): void {
+  const max = state.options.limits.maxContextTokens;
+  if (max === undefined) return;
+  const { chars, removed } = fitContext(state.messages, max, state.contextChars);
+  state.contextChars = chars;
+  if (removed > 0)
+    state.options.onEvent({
+      type: "context_trimmed",
+      step,
+      removedResults: removed,
+      maxTokens: max,
+    });
 }
 
 /** Calls the model; a `ModelError` or an abort ends the run (returned as a result). */
@@ -149,7 +184,7 @@ async function callModel(state: RunState, step: number): Promise<ModelReply | Ru
 function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefined {
   switch (reply.stopReason) {
     case "max_tokens":
-      state.messages.push({ role: "user", content: CUT_OFF_NOTICE });
+      push(state, { role: "user", content: CUT_OFF_NOTICE });
       state.options.onEvent({
         type: "runner_message",
         step: state.budget.steps,

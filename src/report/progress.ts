@@ -61,6 +61,12 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
             ),
           );
           return;
+        case "context_trimmed":
+          say(
+            name,
+            `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
+          );
+          return;
         case "limit_reached":
           say(
             name,

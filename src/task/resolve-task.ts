@@ -59,6 +59,7 @@ function buildTask(file: string, data: TaskFile, locator: Locator): Task {
       timeoutMs: durationMs(data.limits?.timeout, DEFAULT_LIMITS.timeoutMs),
       maxCostUsd: data.limits?.max_cost_usd,
       maxRepeatedCalls: data.limits?.max_repeated_calls ?? DEFAULT_LIMITS.maxRepeatedCalls,
+      maxContextTokens: data.context?.max_tokens ?? DEFAULT_LIMITS.maxContextTokens,
     },
     // Deduplicated, in the order tools are offered.
     tools: TOOL_NAMES.filter((tool) => data.tools === undefined || data.tools.includes(tool)),

@@ -21,6 +21,7 @@ export const DEFAULT_LIMITS = {
   maxOutputTokens: 8_192,
   timeoutMs: 20 * 60_000,
   maxRepeatedCalls: 5,
+  maxContextTokens: 150_000,
 } as const;
 
 /** Per-command bash limit when the task sets none: long enough for a test run, short enough to catch a hang. */
@@ -97,6 +98,16 @@ export const TaskFileSchema = z
       .strict()
       .optional()
       .describe("Budgets that end the run early. Each one has a default."),
+    context: z
+      .object({
+        max_tokens: positiveInt(
+          `Context budget in tokens (estimated): past it, the oldest tool results are replaced by a short placeholder in what is sent to the model (the transcript keeps them), so a long run never fails on context length. Default: ${DEFAULT_LIMITS.maxContextTokens}.`,
+          2_000_000,
+        ),
+      })
+      .strict()
+      .optional()
+      .describe("How the conversation is kept within the model's context window."),
     tools: z
       .array(z.enum(TOOL_NAMES))
       .optional()
@@ -143,6 +154,7 @@ export type Limits = {
   /** No cap when undefined. */
   maxCostUsd: number | undefined;
   maxRepeatedCalls: number;
+  maxContextTokens: number;
 };
 
 /** A validated task with defaults applied and paths made absolute. */

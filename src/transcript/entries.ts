@@ -79,6 +79,13 @@ export const ApiErrorLineSchema = z.looseObject({
   ...Common,
 });
 
+export const CompactLineSchema = z.looseObject({
+  type: z.literal("system"),
+  subtype: z.literal("compact_boundary"),
+  step: z.number(),
+  ...Common,
+});
+
 export const LimitLineSchema = z.looseObject({
   type: z.literal("limit_reached"),
   limit: z.string(),
@@ -119,6 +126,7 @@ export const TranscriptLineSchema = z.union([
   UserLineSchema,
   RetryLineSchema,
   ApiErrorLineSchema,
+  CompactLineSchema,
   LimitLineSchema,
   CheckLineSchema,
   ResultLineSchema,

@@ -60,6 +60,7 @@ export function initLine(info: InitInfo): Record<string, unknown> {
         timeout_ms: task.limits.timeoutMs,
         max_cost_usd: task.limits.maxCostUsd ?? null,
         max_repeated_calls: task.limits.maxRepeatedCalls,
+        max_context_tokens: task.limits.maxContextTokens,
       },
       tools: info.tools,
       bash: { timeout_ms: task.bash.timeoutMs, env: task.bash.env },
@@ -126,6 +127,14 @@ export function eventLine(event: AgentEvent): Record<string, unknown> {
         step: event.step,
         error_status: event.status,
         error: event.message,
+      };
+    case "context_trimmed":
+      return {
+        type: "system",
+        subtype: "compact_boundary",
+        step: event.step,
+        removed_tool_results: event.removedResults,
+        context_max_tokens: event.maxTokens,
       };
     case "runner_message":
       return {

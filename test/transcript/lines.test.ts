@@ -307,6 +307,7 @@ const INIT: InitInfo = {
       timeoutMs: 300_000,
       maxCostUsd: undefined,
       maxRepeatedCalls: 5,
+      maxContextTokens: 150_000,
     },
     bash: { timeoutMs: 60_000, env: { CI: "1" } },
     replies: undefined,
