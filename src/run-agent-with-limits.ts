@@ -19,6 +19,8 @@ export type AgentRunSetup = {
   prices: PriceTable;
   /** A limit from outside the task (the batch budget), asked before each model call. */
   gate?: (() => LimitHit | undefined) | undefined;
+  /** `--sandbox`: overrides the task's `sandbox`. */
+  sandbox?: "none" | "bwrap" | undefined;
 };
 
 /** Node timers fire at once past this (about 24.8 days); longer timeouts wait this long. */
@@ -51,7 +53,12 @@ export async function runAgentWithLimits(
       system,
       prompt: task.prompt,
       tools: createTools(task.tools, {
-        bash: { timeoutMs: task.bash.timeoutMs, env: commandEnv(options, workspaceRoot) },
+        bash: {
+          timeoutMs: task.bash.timeoutMs,
+          env: commandEnv(options, workspaceRoot),
+          policy: { allow: task.bash.allow, deny: task.bash.deny },
+          sandbox: options.sandbox ?? task.sandbox,
+        },
       }),
       limits: task.limits,
       workspaceRoot,

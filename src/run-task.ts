@@ -43,6 +43,8 @@ export type RunTaskOptions = {
   onEvent?: (event: AgentEvent) => void;
   /** A limit from outside the task (the batch budget), asked before each model call. */
   gate?: () => LimitHit | undefined;
+  /** `--sandbox`: overrides the task's own. */
+  sandbox?: "none" | "bwrap" | undefined;
   /** Record the task as skipped, with this reason, instead of running it (a spent batch budget). */
   skipReason?: string;
   /** The run folder; default `outDir/<task name>`. */
@@ -271,7 +273,8 @@ function initInfo(
       prompt: task.prompt,
       system: task.system,
       limits: task.limits,
-      bash: { timeoutMs: task.bash.timeoutMs, env: task.bash.env },
+      bash: task.bash,
+      sandbox: task.sandbox,
       replies: task.replies,
       checks: task.checks,
     },

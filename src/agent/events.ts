@@ -45,6 +45,8 @@ export type AgentEvent =
       block: ToolResultBlock;
       durationMs: number;
       exitCode: number | null | undefined;
+      /** A larger copy of the output than the model got, for the transcript (bash). */
+      recordedContent?: string | undefined;
     }
   | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number }
   /** A model call failed for good (after the client's retries); `status` is the HTTP status if any. */

@@ -236,6 +236,7 @@ async function runToolCalls(
       block,
       durationMs: Math.round(performance.now() - startedAt),
       exitCode: "exitCode" in result ? result.exitCode : undefined,
+      recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
     });
   }
   return { results, loop: undefined };

@@ -19,6 +19,7 @@ export type RunOptions = {
   budgetUsd: number | undefined;
   budgetTokens: number | undefined;
   shard: Shard | undefined;
+  sandbox: "none" | "bwrap" | undefined;
 };
 
 export const DEFAULT_OUT_DIR = "agent-runs";
@@ -76,6 +77,12 @@ export const RUN_FLAGS = {
       "Cap the whole batch's spend in USD: then no task starts, running tasks stop (status budget)",
   },
   "budget-tokens": { type: "string", describe: "Cap the whole batch's tokens, like --budget-usd" },
+  sandbox: {
+    type: "string",
+    choices: ["none", "bwrap"],
+    describe:
+      "Run bash commands under bubblewrap (bwrap) or not, for every task (overrides the task's sandbox)",
+  },
   redact: {
     type: "string",
     array: true,
@@ -111,6 +118,7 @@ export function parseRunOptions(
     budgetUsd: usdFlag("--budget-usd", raw["budget-usd"]),
     budgetTokens: positiveIntFlag("--budget-tokens", raw["budget-tokens"]),
     shard: mapDefined(stringFlag(raw.shard), parseShard),
+    sandbox: raw.sandbox === "bwrap" || raw.sandbox === "none" ? raw.sandbox : undefined,
   };
 }
 

@@ -10,6 +10,7 @@ import type { TaskSummary } from "../report/summary.js";
 import { runTask } from "../run-task.js";
 import { loadTasks } from "../task/load-task.js";
 import { DEFAULT_MODEL, type Task } from "../task/schema.js";
+import { assertSandboxAvailable } from "../tools/sandbox.js";
 import { BatchBudget } from "./batch-budget.js";
 import { type BatchLog, createBatchLog } from "./batch-log.js";
 import { buildCommandEnv } from "./command-env.js";
@@ -79,6 +80,9 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
   const nameOf = (task: Task) =>
     options.model ?? task.model ?? nonEmpty(io.env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
   refuseUnpricedSpendingCaps(tasks, nameOf, prices, options.budgetUsd !== undefined);
+  if (tasks.some((task) => (options.sandbox ?? task.sandbox) === "bwrap")) {
+    assertSandboxAvailable("bwrap", io.env.PATH);
+  }
   const outDir = resolve(options.outDir);
   for (const warning of await prepareOutDir(outDir, tasks, options))
     io.writeErr(`agent-run: warning: ${warning}`);
@@ -128,6 +132,7 @@ async function runOne(
     baseEnv: batch.baseEnv,
     signal,
     gate: () => budget.exhausted(),
+    sandbox: options.sandbox,
     ...(skipReason === undefined ? {} : { skipReason }),
     onEvent: (event) => {
       if (event.type === "model_reply") {

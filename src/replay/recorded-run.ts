@@ -45,7 +45,13 @@ const RecordedTaskSchema = z.looseObject({
     max_context_tokens: z.number().default(150_000),
   }),
   tools: z.array(z.enum(TOOL_NAMES)),
-  bash: z.object({ timeout_ms: z.number(), env: z.record(z.string(), z.string()).default({}) }),
+  bash: z.object({
+    timeout_ms: z.number(),
+    env: z.record(z.string(), z.string()).default({}),
+    allow: z.array(z.string()).default([]),
+    deny: z.array(z.string()).default([]),
+  }),
+  sandbox: z.enum(["none", "bwrap"]).default("none"),
   replies: z.string().nullable(),
   checks: z.unknown(),
   workspace: z.object({
@@ -132,7 +138,13 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxContextTokens: recorded.limits.max_context_tokens,
     },
     tools: recorded.tools,
-    bash: { timeoutMs: recorded.bash.timeout_ms, env: recorded.bash.env },
+    bash: {
+      timeoutMs: recorded.bash.timeout_ms,
+      env: recorded.bash.env,
+      allow: recorded.bash.allow,
+      deny: recorded.bash.deny,
+    },
+    sandbox: recorded.sandbox,
     replies: recorded.replies ?? undefined,
     checks,
   };

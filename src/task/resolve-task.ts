@@ -66,7 +66,10 @@ function buildTask(file: string, data: TaskFile, locator: Locator): Task {
     bash: {
       timeoutMs: durationMs(data.bash?.timeout, DEFAULT_BASH_TIMEOUT_MS),
       env: data.bash?.env ?? {},
+      allow: data.bash?.allow ?? [],
+      deny: data.bash?.deny ?? [],
     },
+    sandbox: data.sandbox ?? "none",
     replies: data.replies === undefined ? undefined : resolve(folder, data.replies),
     checks: resolveChecks(data.checks ?? [], locator),
   };

@@ -129,10 +129,28 @@ export const TaskFileSchema = z
           .describe(
             'Extra environment variables for bash commands; values are strings (quote numbers: PORT: "8080"). Default: none.',
           ),
+        allow: z
+          .array(z.string().min(1, "must not be empty"))
+          .optional()
+          .describe(
+            'Command patterns the agent may run; when set, any other command is refused. Globs over the whole command line: * matches anything, e.g. "npm *", "*git diff*". Default: any command.',
+          ),
+        deny: z
+          .array(z.string().min(1, "must not be empty"))
+          .optional()
+          .describe(
+            'Command patterns the agent may not run (globs over the whole command line, e.g. "*git push*"). Added to the built-in rules (sudo, shutdown, rm -rf /, ...). A guard-rail, not a boundary: use sandbox for that.',
+          ),
       })
       .strict()
       .optional()
       .describe("Settings for the bash tool."),
+    sandbox: z
+      .enum(["none", "bwrap"])
+      .optional()
+      .describe(
+        'Run each bash command under bubblewrap ("bwrap"): the workspace writable, the rest of the file system read-only, no network, a private /tmp. Default: "none". --sandbox overrides it.',
+      ),
     replies: z
       .string()
       .min(1, "must not be empty; remove the field to use a live model")
@@ -171,7 +189,8 @@ export type Task = {
   workspace: string;
   limits: Limits;
   tools: ToolName[];
-  bash: { timeoutMs: number; env: Record<string, string> };
+  bash: { timeoutMs: number; env: Record<string, string>; allow: string[]; deny: string[] };
+  sandbox: "none" | "bwrap";
   /** Absolute path of the scripted replies file, if any. */
   replies: string | undefined;
   /** Graders run after the agent stops, in file order; empty when the file has none. */

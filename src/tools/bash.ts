@@ -1,17 +1,21 @@
-import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { execa } from "execa";
 import { z } from "zod";
+import { type CommandPolicy, checkCommand, describeRefusal } from "./command-policy.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "./define-tool.js";
-import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from "./truncate.js";
+import { createOutputCollector, type OutputCollector } from "./output-collector.js";
+import { closeOutputAfterExit, guardProcessTree, OUTPUT_CUT_NOTE } from "./process-tree.js";
+import {
+  assertSandboxAvailable,
+  buildBwrapCommand,
+  type Sandbox,
+  type SandboxedCommand,
+} from "./sandbox.js";
+import { MAX_TOOL_OUTPUT_CHARS } from "./truncate.js";
 
-/**
- * Most output (stdout + stderr, in characters) kept in memory per command; past it execa stops
- * reading and the command usually dies of SIGPIPE (execa keeps `stdout` and `all`, so up to twice
- * this). TODO: a streaming cap keeping only head and tail would bound memory to what is shown.
- */
-export const MAX_BASH_BUFFER_CHARS = 10_000_000;
+/** Most characters of a command's output kept for the transcript (head and tail, ~1 MB). */
+export const MAX_RECORDED_OUTPUT_CHARS = 1_000_000;
 
 /** Settings fixed per run; the model chooses only the command. */
 export type BashToolOptions = {
@@ -23,7 +27,13 @@ export type BashToolOptions = {
    */
   env: Record<string, string>;
   /** Characters of output shown to the model; the middle of longer output is cut. */
-  maxOutputChars?: number;
+  maxOutputChars?: number | undefined;
+  /** Characters of output kept for the transcript (`recordedContent`); at least `maxOutputChars`. */
+  maxRecordedChars?: number | undefined;
+  /** The task's allow and deny patterns; the built-in rules apply even without one. */
+  policy?: CommandPolicy | undefined;
+  /** `"bwrap"` runs each command under bubblewrap; `createBashTool` throws when it is missing. */
+  sandbox?: Sandbox | undefined;
 };
 
 const BashInputSchema = z
@@ -38,70 +48,101 @@ const BashInputSchema = z
 /** Node timers overflow past this (~24.8 days) and would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-const SHELL = existsSync("/bin/bash") ? "/bin/bash" : true;
+const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
-/** The bash tool: runs one shell command in the workspace and reports its output and exit code. */
+/** The settings a command needs, resolved once per tool. */
+type Settings = {
+  timeoutMs: number;
+  env: Record<string, string>;
+  maxOutputChars: number;
+  maxRecordedChars: number;
+  policy: CommandPolicy | undefined;
+  /** Absolute path of bubblewrap, when commands run sandboxed. */
+  bwrapPath: string | undefined;
+};
+
+/**
+ * The bash tool: runs one shell command in the workspace and reports its output and exit code.
+ * Throws `ConfigError` when the sandbox it asks for is not installed.
+ */
 export function createBashTool(options: BashToolOptions): Tool {
   const maxOutputChars = options.maxOutputChars ?? MAX_TOOL_OUTPUT_CHARS;
+  const settings: Settings = {
+    timeoutMs: Math.min(options.timeoutMs, MAX_TIMER_MS),
+    env: options.env,
+    maxOutputChars,
+    maxRecordedChars: Math.max(
+      options.maxRecordedChars ?? MAX_RECORDED_OUTPUT_CHARS,
+      maxOutputChars,
+    ),
+    policy: options.policy,
+    bwrapPath: assertSandboxAvailable(options.sandbox ?? "none", options.env.PATH),
+  };
   return defineTool({
     name: "bash",
-    description: describeBash(options.timeoutMs, maxOutputChars),
+    description: describeBash(options.timeoutMs, settings),
     input: BashInputSchema,
-    run: (input, ctx) => runCommand(input.command, ctx, options, maxOutputChars),
+    run: (input, ctx) => runCommand(input.command, ctx, settings),
   });
 }
 
-function describeBash(timeoutMs: number, maxOutputChars: number): string {
+function describeBash(timeoutMs: number, settings: Settings): string {
   return [
     "Run a shell command (bash) in the workspace root and return its combined stdout and stderr,",
     "followed by its exit code. Each call starts a fresh shell: `cd` and variables do not carry over.",
     "stdin is closed, so interactive programs get end-of-file; pass flags like --yes instead.",
     `Commands are killed after ${formatDuration(timeoutMs)}, together with everything they started;`,
     "background processes are killed with it, and the call does not wait for detached ones.",
-    `Output beyond ${maxOutputChars} characters is cut in the middle; pipe through head, tail or grep`,
-    "to keep it short.",
+    `Output beyond ${settings.maxOutputChars} characters is cut in the middle; pipe through head,`,
+    "tail or grep to keep it short. Destructive commands (sudo, shutdown, rm -rf /...) are refused.",
+    ...(settings.bwrapPath === undefined
+      ? []
+      : [
+          "Commands run in a sandbox: only the workspace is writable, /tmp is private and empty,",
+          "and there is no network.",
+        ]),
   ].join(" ");
 }
 
 async function runCommand(
   command: string,
   ctx: ToolContext,
-  options: BashToolOptions,
-  maxOutputChars: number,
+  settings: Settings,
 ): Promise<ToolResult> {
+  const verdict = checkCommand(command, settings.policy);
+  if (!verdict.allowed) return { content: describeRefusal(verdict.rule), isError: true };
   if (ctx.signal.aborted) {
     return { content: "(not run)\n[cancelled]", isError: true, exitCode: null, timedOut: false };
   }
-  const timeoutMs = Math.min(options.timeoutMs, MAX_TIMER_MS);
-  // One pipe for both streams keeps stderr lines in place among stdout lines; `all` is the fallback.
-  const subprocess = execa(`exec 2>&1\n${command}`, {
-    shell: SHELL,
+  // One pipe for both streams keeps stderr lines in place among stdout lines.
+  const { file, args } = buildShellCommand(`exec 2>&1\n${command}`, ctx.workspaceRoot, settings);
+  const subprocess = execa(file, args, {
     cwd: ctx.workspaceRoot,
-    env: options.env,
+    env: settings.env,
     extendEnv: false,
     stdin: "ignore",
-    all: true,
+    buffer: false,
     reject: false,
-    timeout: timeoutMs,
+    timeout: settings.timeoutMs,
     cancelSignal: ctx.signal,
-    maxBuffer: MAX_BASH_BUFFER_CHARS,
     detached: true,
   });
-  const guard = guardProcessTree(subprocess.pid, timeoutMs, ctx.signal);
+  const collector = createOutputCollector(settings.maxRecordedChars);
+  collectOutput([subprocess.stdout, subprocess.stderr], collector);
+  const guard = guardProcessTree(subprocess.pid, settings.timeoutMs, ctx.signal);
   // Kill leftovers (`server &`) once the shell exits: they would hold the output pipe open.
   subprocess.once("exit", guard.kill);
-  const outputCloser = closeOutputAfterExit(subprocess, [
-    subprocess.stdout,
-    subprocess.stderr,
-    subprocess.all,
-  ]);
+  const outputCloser = closeOutputAfterExit(subprocess, [subprocess.stdout, subprocess.stderr]);
   try {
     const result = await subprocess;
-    const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal, timeoutMs);
-    const output = result.all === undefined || result.all === "" ? "(no output)" : result.all;
+    const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal, settings.timeoutMs);
     const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
+    const show = (maxChars: number) => `${showOutput(collector, maxChars)}\n${note}${outcome.line}`;
+    const content = show(settings.maxOutputChars);
+    const recordedContent = show(settings.maxRecordedChars);
     return {
-      content: `${truncateMiddle(output, maxOutputChars)}\n${note}${outcome.line}`,
+      content,
+      ...(recordedContent === content ? {} : { recordedContent }),
       isError: outcome.isError,
       exitCode: result.exitCode ?? null,
       timedOut: outcome.timedOut,
@@ -112,65 +153,31 @@ async function runCommand(
   }
 }
 
-/** How long output may keep arriving after the shell has exited before the pipes are closed. */
-const OUTPUT_GRACE_MS = 300;
-
-const OUTPUT_CUT_NOTE =
-  "[output stream closed after the command exited; a background process still held it open]";
-
-/**
- * Closes the output pipes shortly after the shell exits (on its own, or killed on timeout or
- * cancellation). A process that left the group (`setsid`) escapes the group kill and can hold the
- * pipes open for ever, and execa waits for them to close even after a timeout.
- */
-function closeOutputAfterExit(
-  subprocess: Pick<ChildProcess, "once" | "off">,
-  streams: readonly (Readable | null | undefined)[],
-) {
-  let hasCutOutput = false;
-  let timer: NodeJS.Timeout | undefined;
-  const close = () => {
-    const stillOpen = streams.filter(
-      (stream): stream is Readable => stream !== null && stream !== undefined && !stream.destroyed,
-    );
-    hasCutOutput = stillOpen.length > 0;
-    // Without an error, execa treats the destroyed streams as finished and keeps what it read.
-    for (const stream of stillOpen) stream.destroy();
-  };
-  const onExit = () => {
-    timer = setTimeout(close, OUTPUT_GRACE_MS);
-  };
-  subprocess.once("exit", onExit);
-  return {
-    hasCutOutput: () => hasCutOutput,
-    stop() {
-      clearTimeout(timer);
-      subprocess.off("exit", onExit);
-    },
-  };
+/** `shell -c script` in the workspace, wrapped in bubblewrap when the tool is sandboxed. */
+function buildShellCommand(
+  script: string,
+  workspaceRoot: string,
+  settings: Settings,
+): SandboxedCommand {
+  if (settings.bwrapPath === undefined) return { file: SHELL, args: ["-c", script] };
+  return buildBwrapCommand({ bwrapPath: settings.bwrapPath, workspaceRoot, shell: SHELL, script });
 }
 
-/**
- * Kills the command's whole process group on timeout and on cancellation (execa alone would kill
- * only the shell, leaving its children running and holding the output pipe open).
- */
-function guardProcessTree(pid: number | undefined, timeoutMs: number, signal: AbortSignal) {
-  const kill = () => killProcessGroup(pid);
-  let hasTimedOut = false;
-  const timer = setTimeout(() => {
-    hasTimedOut = true;
-    kill();
-  }, timeoutMs);
-  signal.addEventListener("abort", kill);
-  return {
-    kill,
-    hasTimedOut: () => hasTimedOut,
-    stop() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", kill);
-      kill();
-    },
-  };
+/** Feeds the streams to the collector as they arrive (each decodes UTF-8 across chunk borders). */
+function collectOutput(
+  streams: readonly (Readable | null | undefined)[],
+  collector: OutputCollector,
+) {
+  for (const stream of streams) {
+    if (stream === null || stream === undefined) continue;
+    stream.setEncoding("utf8");
+    stream.on("data", (text: string) => collector.push(text));
+  }
+}
+
+function showOutput(collector: OutputCollector, maxChars: number): string {
+  const text = collector.render(maxChars);
+  return text === "" ? "(no output)" : text;
 }
 
 type Outcome = { line: string; isError: boolean; timedOut: boolean };
@@ -179,7 +186,6 @@ type Outcome = { line: string; isError: boolean; timedOut: boolean };
 type Finished = {
   timedOut: boolean;
   isCanceled: boolean;
-  isMaxBuffer: boolean;
   signal?: string | undefined;
   exitCode?: number | undefined;
   shortMessage?: string | undefined;
@@ -202,10 +208,6 @@ function describeOutcome(
     const line = `[timed out after ${formatDuration(timeoutMs)}; process tree killed]`;
     return { line, isError: true, timedOut };
   }
-  if (result.isMaxBuffer) {
-    const line = `[output exceeded ${MAX_BASH_BUFFER_CHARS} characters; stopped reading it]`;
-    return { line, isError: true, timedOut };
-  }
   if (result.signal !== undefined) {
     return { line: `[killed by signal ${result.signal}]`, isError: true, timedOut };
   }
@@ -217,16 +219,6 @@ function describeOutcome(
     };
   }
   return { line: `[exit code: ${result.exitCode}]`, isError: result.exitCode !== 0, timedOut };
-}
-
-/** SIGKILLs the command's process group (`detached` made the shell its leader). */
-function killProcessGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // ESRCH: the group is already gone.
-  }
 }
 
 function formatDuration(ms: number): string {

@@ -3,6 +3,11 @@ import { z } from "zod";
 /** What a tool hands back to the loop; `isError` results go to the model as `is_error: true`. */
 export type ToolResult = {
   content: string;
+  /**
+   * A larger copy of `content` for the transcript (bash: up to ~1 MB of output, head and tail);
+   * absent when it would equal `content`.
+   */
+  recordedContent?: string;
   isError: boolean;
   /** bash only: the command's exit code (null when it was killed by a signal or timed out). */
   exitCode?: number | null;

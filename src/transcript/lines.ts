@@ -16,7 +16,13 @@ export type InitInfo = {
     prompt: string;
     system: string | undefined;
     limits: Limits;
-    bash: { timeoutMs: number; env: Readonly<Record<string, string>> };
+    bash: {
+      timeoutMs: number;
+      env: Readonly<Record<string, string>>;
+      allow: readonly string[];
+      deny: readonly string[];
+    };
+    sandbox: string;
     replies: string | undefined;
     checks: readonly Check[];
   };
@@ -63,7 +69,13 @@ export function initLine(info: InitInfo): Record<string, unknown> {
         max_context_tokens: task.limits.maxContextTokens,
       },
       tools: info.tools,
-      bash: { timeout_ms: task.bash.timeoutMs, env: task.bash.env },
+      bash: {
+        timeout_ms: task.bash.timeoutMs,
+        env: task.bash.env,
+        allow: task.bash.allow,
+        deny: task.bash.deny,
+      },
+      sandbox: task.sandbox,
       replies: task.replies ?? null,
       checks: task.checks.map(checkJson),
       workspace: {
@@ -107,6 +119,7 @@ export function eventLine(event: AgentEvent): Record<string, unknown> {
         step: event.step,
         tool_name: event.toolName,
         duration_ms: event.durationMs,
+        ...(event.recordedContent === undefined ? {} : { recorded_output: event.recordedContent }),
         ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }),
       };
     case "model_retry":

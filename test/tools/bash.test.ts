@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, test } from "vitest";
-import { createBashTool, MAX_BASH_BUFFER_CHARS } from "../../src/tools/bash.js";
+import { createBashTool } from "../../src/tools/bash.js";
 import { waitUntilGone } from "../helpers/processes.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
@@ -225,21 +225,6 @@ describe("bash", () => {
     expect(result.content).toBe(
       "FIRST\nxxxx\n[... 491 characters cut ...]\nxxxxx\nLAST\n[exit code: 0]",
     );
-  });
-
-  test("a flood of output is cut off at the buffer cap, not read forever", async () => {
-    await using ws = await tmpWorkspace();
-
-    const result = await bash.execute(
-      { command: `head -c ${MAX_BASH_BUFFER_CHARS + 1000} /dev/zero | tr '\\0' y` },
-      ctxFor(ws.root),
-    );
-
-    expect(result.content).toMatch(/^y{15000}\n\[\.\.\. \d+ characters cut \.\.\.\]\ny{15000}\n/);
-    expect(result.content.split("\n").at(-1)).toBe(
-      `[output exceeded ${MAX_BASH_BUFFER_CHARS} characters; stopped reading it]`,
-    );
-    expect(result.isError).toBe(true);
   });
 
   test("a command killed by a signal says so", async () => {

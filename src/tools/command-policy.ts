@@ -1,0 +1,176 @@
+/**
+ * Which commands the bash tool may run. A guard-rail against obvious accidents, not a security
+ * boundary: a determined command gets past any pattern (`eval`, scripts, base64), so the sandbox
+ * is the boundary.
+ */
+export type CommandPolicy = {
+  /** Glob patterns; when any are given, a command must match one of them. */
+  allow: readonly string[];
+  /** Glob patterns; a command matching any of them is refused. */
+  deny: readonly string[];
+};
+
+/** Whether a command may run; a refusal names the rule, in words the model can pass on. */
+export type PolicyVerdict = { allowed: true } | { allowed: false; rule: string };
+
+/** A built-in rule: always on, whatever the task's patterns say. */
+export type BuiltInRule = { name: string; reason: string; pattern: RegExp };
+
+/** Where a command word can start: the start, after `;`, `&`, `|`, `(`, `{`, `!`, a backquote or `$(`. */
+const START = String.raw`(?:^|[;&|({!\x60\n]|\$\()\s*`;
+
+/**
+ * Words that may precede the command word: assignments, options, counts, wrappers (`env`, `nohup`,
+ * `xargs`...) and `sh -c "`.
+ */
+const PREFIX = String.raw`(?:(?:[A-Za-z_]\w*=\S*|-\S+|\d\S*|env|exec|nohup|time|nice|timeout|xargs|eval|then|do|else|elif)\s+|(?:\S*/)?(?:ba|da|z|k)?sh\s+-c\s+)*`;
+
+/** The rest of one simple command: up to the next `;`, `&`, `|` or newline. */
+const ARGS = String.raw`[^;&|\n]*`;
+
+/** Matches `name` (a regex source) as a command word, also called by path (`/usr/bin/sudo`) or `\name`. */
+function commandWord(name: string, args = ""): RegExp {
+  return new RegExp(`${START}${PREFIX}["']?(?:\\S*/)?\\\\?(?:${name})["']?(?=$|[\\s;&|)])${args}`);
+}
+
+/** Raw block devices: disks, partitions, device-mapper and loop devices. */
+const RAW_DEVICE = String.raw`/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk|md\d|dm-\d|mapper/|loop\d)`;
+
+/** `/`, `/*`, `~`, `~/`, `~/*`, `$HOME`, `${HOME}`, `$HOME/*`, quoted or not, as a whole word. */
+const ROOT_OR_HOME = String.raw`\s["']?(?:/+\*?|/+\.|~/?\*?|\$\{?HOME\}?/?\*?)["']?(?=$|[\s;&|)])`;
+
+/** The destructive commands refused by default, in the order they are checked. */
+export const BUILT_IN_RULES: readonly BuiltInRule[] = [
+  {
+    name: "sudo",
+    reason: "commands run without root",
+    pattern: commandWord("sudo|doas"),
+  },
+  {
+    name: "shutdown",
+    reason: "commands must not shut down or restart the machine",
+    pattern: commandWord(
+      "shutdown|reboot|halt|poweroff|(?:tel)?init\\s+[06]|systemctl\\s+(?:poweroff|reboot|halt|kexec)",
+    ),
+  },
+  {
+    name: "mkfs",
+    reason: "commands must not format file systems",
+    pattern: commandWord("mkfs[\\w.]*|mke2fs|mkswap|wipefs"),
+  },
+  {
+    name: "dd-to-device",
+    reason: "commands must not write to devices with dd",
+    pattern: commandWord(
+      "dd",
+      String.raw`${ARGS}\sof=["']?/dev/(?!(?:null|zero|stdout|stderr|tty)(?=$|[\s;&|)"'])|fd/)`,
+    ),
+  },
+  {
+    name: "raw-device",
+    reason: "commands must not write to raw disk devices",
+    // A redirect (`>`, `>>`, `>|`, `&>`) or `tee` to the device; dd has its own rule.
+    pattern: new RegExp(String.raw`(?:>\|?\s*|(?:^|[\s;&|(])tee\s+(?:-\S+\s+)*)["']?${RAW_DEVICE}`),
+  },
+  {
+    name: "rm-root",
+    reason: "commands must not delete / or the home folder",
+    pattern: commandWord(
+      "rm",
+      // A recursive flag (-r, -R, -rf, -fr, --recursive) and `/` or home as an operand, in any order.
+      String.raw`(?=${ARGS}\s(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?=$|[\s;&|)]))(?=${ARGS}${ROOT_OR_HOME})`,
+    ),
+  },
+  {
+    name: "fork-bomb",
+    reason: "commands must not start a fork bomb",
+    pattern: /(?:^|[\s;&|({])(?:function\s+)?([\w:.-]+)\s*(?:\(\s*\)\s*)?\{\s*\1\s*\|\s*\1\s*&/,
+  },
+];
+
+/**
+ * Checks a command (trimmed) against the built-in rules, then the task's deny patterns, then its
+ * allow patterns (when there are any). Patterns are case-sensitive globs over the whole command:
+ * `*` matches anything (spaces and `/` too), `?` one character.
+ */
+export function checkCommand(command: string, policy?: CommandPolicy): PolicyVerdict {
+  const line = command.trim();
+  const code = stripLiteralHeredocs(line);
+  for (const rule of BUILT_IN_RULES) {
+    if (rule.pattern.test(code))
+      return { allowed: false, rule: `rule "${rule.name}": ${rule.reason}` };
+  }
+  const denied = policy?.deny.find((pattern) => matchesGlob(line, pattern));
+  if (denied !== undefined) {
+    return { allowed: false, rule: `deny pattern "${denied}" in the task's bash.deny` };
+  }
+  const allow = policy?.allow ?? [];
+  if (allow.length > 0 && !allow.some((pattern) => matchesGlob(line, pattern))) {
+    return { allowed: false, rule: "no pattern in the task's bash.allow matches it" };
+  }
+  return { allowed: true };
+}
+
+/** A here-document with a quoted delimiter (`<<'EOF'`, `<<-"END"`): its body is literal text. */
+const LITERAL_HEREDOC = /<<(-?)\s*(['"])([\w.-]+)\2/g;
+
+/**
+ * Drops the bodies of quoted here-documents, which the shell never runs, so a script or README
+ * written with `cat > x <<'EOF'` may mention `sudo`. Unquoted ones stay: `$(...)` runs in them.
+ */
+function stripLiteralHeredocs(command: string): string {
+  const lines = command.split("\n");
+  const kept: string[] = [];
+  let delimiters: Array<{ word: string; allowsTabs: boolean }> = [];
+  for (const line of lines) {
+    const open = delimiters[0];
+    if (open !== undefined) {
+      const isEnd = (open.allowsTabs ? line.replace(/^\t+/, "") : line) === open.word;
+      if (isEnd) delimiters = delimiters.slice(1);
+      continue;
+    }
+    kept.push(line);
+    delimiters = Array.from(line.matchAll(LITERAL_HEREDOC), (match) => ({
+      word: match[3] ?? "",
+      allowsTabs: match[1] === "-",
+    }));
+  }
+  return kept.join("\n");
+}
+
+/** The tool error for a refused command. */
+export function describeRefusal(rule: string): string {
+  return `bash: refused by the command policy (${rule}); this is a guard-rail; ask the user to run it if it is really needed`;
+}
+
+/**
+ * Whether the whole of `text` matches the glob `pattern` (`*` anything, `?` one character, the rest
+ * literally). Greedy with backtracking to the last `*` only: O(text × pattern) at worst, where a
+ * regex would backtrack exponentially on patterns like `*a*b*c*`.
+ */
+export function matchesGlob(text: string, pattern: string): boolean {
+  const chars = Array.from(text);
+  const glob = Array.from(pattern);
+  let t = 0;
+  let g = 0;
+  let lastStar = -1;
+  let resumeAt = 0;
+  while (t < chars.length) {
+    if (g < glob.length && (glob[g] === "?" || (glob[g] !== "*" && glob[g] === chars[t]))) {
+      t += 1;
+      g += 1;
+    } else if (g < glob.length && glob[g] === "*") {
+      lastStar = g;
+      resumeAt = t;
+      g += 1;
+    } else if (lastStar >= 0) {
+      resumeAt += 1;
+      t = resumeAt;
+      g = lastStar + 1;
+    } else {
+      return false;
+    }
+  }
+  while (glob[g] === "*") g += 1;
+  return g === glob.length;
+}

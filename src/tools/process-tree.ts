@@ -1,0 +1,74 @@
+import type { ChildProcess } from "node:child_process";
+import type { Readable } from "node:stream";
+
+/** How long output may keep arriving after the shell has exited before the pipes are closed. */
+const OUTPUT_GRACE_MS = 300;
+
+/** Said when the pipes had to be closed while something still held them open. */
+export const OUTPUT_CUT_NOTE =
+  "[output stream closed after the command exited; a background process still held it open]";
+
+/**
+ * Closes the output pipes shortly after the shell exits (on its own, or killed on timeout or
+ * cancellation). A process that left the group (`setsid`) escapes the group kill and can hold the
+ * pipes open for ever, and execa waits for them to close even after a timeout.
+ */
+export function closeOutputAfterExit(
+  subprocess: Pick<ChildProcess, "once" | "off">,
+  streams: readonly (Readable | null | undefined)[],
+) {
+  let hasCutOutput = false;
+  let timer: NodeJS.Timeout | undefined;
+  const close = () => {
+    const stillOpen = streams.filter(
+      (stream): stream is Readable => stream !== null && stream !== undefined && !stream.destroyed,
+    );
+    hasCutOutput = stillOpen.length > 0;
+    // Without an error, execa treats the destroyed streams as finished.
+    for (const stream of stillOpen) stream.destroy();
+  };
+  const onExit = () => {
+    timer = setTimeout(close, OUTPUT_GRACE_MS);
+  };
+  subprocess.once("exit", onExit);
+  return {
+    hasCutOutput: () => hasCutOutput,
+    stop() {
+      clearTimeout(timer);
+      subprocess.off("exit", onExit);
+    },
+  };
+}
+
+/**
+ * Kills the command's whole process group on timeout and on cancellation (execa alone would kill
+ * only the shell, leaving its children running and holding the output pipe open).
+ */
+export function guardProcessTree(pid: number | undefined, timeoutMs: number, signal: AbortSignal) {
+  const kill = () => killProcessGroup(pid);
+  let hasTimedOut = false;
+  const timer = setTimeout(() => {
+    hasTimedOut = true;
+    kill();
+  }, timeoutMs);
+  signal.addEventListener("abort", kill);
+  return {
+    kill,
+    hasTimedOut: () => hasTimedOut,
+    stop() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", kill);
+      kill();
+    },
+  };
+}
+
+/** SIGKILLs the command's process group (`detached` made the shell its leader). */
+function killProcessGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}

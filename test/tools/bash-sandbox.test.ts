@@ -1,0 +1,157 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createBashTool } from "../../src/tools/bash.js";
+import { assertSandboxAvailable } from "../../src/tools/sandbox.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: homedir() };
+const ctxFor = (root: string) => ({ workspaceRoot: root, signal: new AbortController().signal });
+
+/** CI installs bubblewrap, so there a missing bwrap fails the tests instead of skipping them. */
+const hasBwrap = (() => {
+  try {
+    return assertSandboxAvailable("bwrap", env.PATH) !== undefined;
+  } catch {
+    return process.env.CI !== undefined;
+  }
+})();
+
+/** Pids of host processes whose command line contains `marker`. */
+async function findProcesses(marker: string): Promise<number[]> {
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  const found: number[] = [];
+  for (const pid of pids) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    if (cmdline.includes(marker) && !/^\d+ \(.*\) Z /.test(stat)) found.push(Number(pid));
+  }
+  return found;
+}
+
+describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
+  const sandboxed = createBashTool({ timeoutMs: 10_000, env, sandbox: "bwrap" });
+  const server = createServer((_request, response) => response.end("reached"));
+  let url = "";
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test("the workspace is writable, and the command starts in it", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "a" } });
+
+    const result = await sandboxed.execute(
+      { command: "pwd; echo b > b.txt; mkdir -p sub && touch sub/c; cat a.txt b.txt" },
+      ctxFor(ws.root),
+    );
+
+    expect(result.content).toBe(`${ws.root}\nab\n[exit code: 0]`);
+    expect(await readFile(ws.path("b.txt"), "utf8")).toBe("b\n");
+    expect(existsSync(ws.path("sub/c"))).toBe(true);
+  });
+
+  test("everything outside the workspace is read-only, even for a runner started as root", async () => {
+    await using ws = await tmpWorkspace();
+    const outside = join(homedir(), `agent-run-sandbox-${randomUUID()}`);
+
+    try {
+      const result = await sandboxed.execute(
+        { command: `touch ${outside} /etc/agent-run-test; grep CapEff /proc/self/status` },
+        ctxFor(ws.root),
+      );
+
+      expect(result.content).toBe(
+        `touch: cannot touch '${outside}': Read-only file system\n` +
+          "touch: cannot touch '/etc/agent-run-test': Read-only file system\n" +
+          "CapEff:\t0000000000000000\n[exit code: 0]",
+      );
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      await rm(outside, { force: true });
+    }
+  });
+
+  test("/tmp is private: what a command writes there never reaches the real /tmp", async () => {
+    await using ws = await tmpWorkspace();
+    const name = `/tmp/agent-run-sandbox-${randomUUID()}`;
+
+    const result = await sandboxed.execute(
+      { command: `echo x > ${name} && cat ${name} && echo "$TMPDIR" && ls /tmp` },
+      ctxFor(ws.root),
+    );
+
+    // The workspace (under /tmp here) is mounted on the empty /tmp, so it is all /tmp holds.
+    expect(result.content).toBe(
+      `x\n/tmp\n${name.slice(5)}\n${ws.root.split("/")[2]}\n[exit code: 0]`,
+    );
+    expect(existsSync(name)).toBe(false);
+  });
+
+  test("there is no network: a server on the host's 127.0.0.1 is unreachable", async () => {
+    await using ws = await tmpWorkspace();
+    const unsandboxed = createBashTool({ timeoutMs: 10_000, env });
+    const command = `curl -sS --max-time 5 ${url} 2>&1 | sed 's/ after [0-9]* ms//'`;
+
+    const outside = await unsandboxed.execute({ command }, ctxFor(ws.root));
+    const inside = await sandboxed.execute({ command }, ctxFor(ws.root));
+
+    expect(outside.content).toBe("reached\n[exit code: 0]");
+    expect(inside.content).toMatch(/^curl: \(7\) Failed to connect to 127\.0\.0\.1 port \d+/);
+  });
+
+  test("a timeout kills everything the command started, setsid escapees included", async () => {
+    await using ws = await tmpWorkspace();
+    const quick = createBashTool({ timeoutMs: 500, env, sandbox: "bwrap" });
+    const marker = `${30 + Math.random()}`.slice(0, 10);
+    const started = Date.now();
+
+    const result = await quick.execute(
+      { command: `sleep ${marker} & setsid sleep ${marker} & echo started; sleep ${marker}` },
+      ctxFor(ws.root),
+    );
+
+    expect(result).toMatchObject({
+      content: "started\n[timed out after 500ms; process tree killed]",
+      timedOut: true,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await expect.poll(() => findProcesses(`sleep\0${marker}`), { timeout: 2_000 }).toEqual([]);
+  });
+
+  test("background processes die with the command instead of holding its output open", async () => {
+    await using ws = await tmpWorkspace();
+    const marker = `${40 + Math.random()}`.slice(0, 10);
+    const started = Date.now();
+
+    const result = await sandboxed.execute(
+      { command: `setsid sleep ${marker} & echo started` },
+      ctxFor(ws.root),
+    );
+
+    expect(result.content).toBe("started\n[exit code: 0]");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await expect.poll(() => findProcesses(`sleep\0${marker}`), { timeout: 2_000 }).toEqual([]);
+  });
+
+  test("the command policy applies before the sandbox starts", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await sandboxed.execute({ command: "sudo touch x" }, ctxFor(ws.root));
+
+    expect(result).toEqual({
+      content:
+        'bash: refused by the command policy (rule "sudo": commands run without root); this is a guard-rail; ask the user to run it if it is really needed',
+      isError: true,
+    });
+    expect(existsSync(ws.path("x"))).toBe(false);
+  });
+});
