@@ -1,15 +1,23 @@
 import { readFileSync } from "node:fs";
 
-/** agent-run's own version, from package.json (one level above both src/ and dist/). */
+/** agent-run's own version, from its package.json (above src/, dist/ or dist/bundle/). */
 export const AGENT_RUN_VERSION: string = readVersion();
 
 function readVersion(): string {
-  const text = readFileSync(new URL("../package.json", import.meta.url), "utf8");
-  const parsed: unknown = JSON.parse(text);
-  return typeof parsed === "object" &&
-    parsed !== null &&
-    "version" in parsed &&
-    typeof parsed.version === "string"
-    ? parsed.version
-    : "0.0.0";
+  for (const relative of ["../package.json", "../../package.json"]) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8"));
+      if (
+        typeof parsed === "object" &&
+        parsed !== null &&
+        "name" in parsed &&
+        parsed.name === "agent-run"
+      ) {
+        return "version" in parsed && typeof parsed.version === "string" ? parsed.version : "0.0.0";
+      }
+    } catch {
+      // Not at this level; try the next one up.
+    }
+  }
+  return "0.0.0";
 }

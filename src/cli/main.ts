@@ -4,9 +4,8 @@ import { createRedactor, secretValues } from "../redact.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import { type CliIo, processIo, withRedaction } from "./io.js";
 import { parseRunOptions, RUN_FLAGS } from "./options.js";
-import { REPLAY_FLAGS, RESUME_FLAGS, replayCommand, resumeCommand } from "./replay-command.js";
-import { parseReportArgs, reportCommand, reportCommandModule } from "./report-command.js";
-import { runCommand } from "./run-command.js";
+import { REPLAY_FLAGS, RESUME_FLAGS } from "./replay-flags.js";
+import { parseReportArgs, reportCommandModule } from "./report-flags.js";
 
 /** Exit codes, in one place; README's table mirrors it. */
 export const EXIT = {
@@ -30,13 +29,15 @@ async function runParsedCommand(
   signal: AbortSignal,
 ): Promise<number> {
   switch (parsed.command) {
+    // Each command's code loads when it runs, so starting one costs nothing for the others.
     case "replay":
-      return replayCommand(parsed.args, io, signal);
+      return (await import("./replay-command.js")).replayCommand(parsed.args, io, signal);
     case "resume":
-      return resumeCommand(parsed.args, io, signal);
+      return (await import("./replay-command.js")).resumeCommand(parsed.args, io, signal);
     case "report":
-      return reportCommand(parseReportArgs(parsed.args), io);
+      return (await import("./report-command.js")).reportCommand(parseReportArgs(parsed.args), io);
     case "run": {
+      const { runCommand } = await import("./run-command.js");
       const batch = await runCommand(parseRunOptions(parsed.args, io.env), io, signal);
       return exitCodeFor(batch.summaries);
     }

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import yargs from "yargs";
+import { reportCommand } from "../../src/cli/report-command.js";
 import {
   parseReportArgs,
   type ReportArgs,
-  reportCommand,
   reportCommandModule,
-} from "../../src/cli/report-command.js";
+} from "../../src/cli/report-flags.js";
 import { ConfigError } from "../../src/errors.js";
 import { writeMixedShards } from "../helpers/report-fixtures.js";
 import { recordingIo } from "../helpers/run-summaries.js";
