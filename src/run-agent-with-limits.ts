@@ -33,6 +33,7 @@ export async function runAgentWithLimits(
   workspaceRoot: string,
   onEvent: (event: AgentEvent) => void,
   stop: AbortSignal,
+  ready?: Promise<void>,
 ): Promise<RunResult> {
   const { task } = options;
   const controller = new AbortController();
@@ -65,6 +66,7 @@ export async function runAgentWithLimits(
       signal: controller.signal,
       onEvent,
       costOf: (usage) => estimateCostUsd(options.prices, options.modelName, usage),
+      ...(ready === undefined ? {} : { ready }),
       ...(options.gate === undefined ? {} : { gate: options.gate }),
     });
   } finally {

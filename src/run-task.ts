@@ -1,4 +1,4 @@
-import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LimitHit } from "./agent/budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
@@ -80,24 +80,44 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     excludePaths: options.inPlace ? [runDir] : [],
   };
 
-  const prepared =
-    options.signal.aborted || options.skipReason !== undefined
-      ? undefined
-      : await prepare(options, runDir, place).catch((error: unknown) => {
-          problems.push(`could not prepare the workspace: ${messageOf(error)}`);
-          return undefined;
-        });
+  // The workspace is copied and snapshotted while the first model call is on its way: tools wait
+  // for it (`ready`), and the transcript's lines wait for its init line.
+  const isSkipped = options.signal.aborted || options.skipReason !== undefined;
+  const preparing = isSkipped
+    ? Promise.resolve(undefined)
+    : prepare(options, runDir, place).catch((error: unknown) => {
+        problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+        return undefined;
+      });
+  const initWritten = preparing
+    .then((prepared) =>
+      transcript.write(
+        initLine(
+          initInfo(options, system, prepared?.workspace ?? task.workspace, prepared?.before),
+        ),
+      ),
+    )
+    .catch((error: unknown) => {
+      problems.push(messageOf(error));
+    });
+  const work = isSkipped
+    ? undefined
+    : await runAndCollect(
+        options,
+        {
+          ...place,
+          runDir,
+          system,
+          workspace: await plannedWorkspace(options, runDir),
+          preparing,
+          initWritten,
+        },
+        transcript,
+        problems,
+      );
+  await initWritten;
+  const prepared = await preparing;
   const workspace = prepared?.workspace ?? task.workspace;
-  transcript.write(initLine(initInfo(options, system, workspace, prepared?.before)));
-  const work =
-    prepared === undefined
-      ? undefined
-      : await runAndCollect(
-          options,
-          { ...prepared, ...place, runDir, system },
-          transcript,
-          problems,
-        );
   await rm(place.gitDir, { recursive: true, force: true });
 
   const elapsedMs = performance.now() - startedAt;
@@ -146,11 +166,15 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   return summary;
 }
 
-type Prepared = SnapshotPlace & {
+type Prepared = { workspace: string; before: Snapshot };
+
+type RunPlan = SnapshotPlace & {
+  /** Where the agent will work, known before the copy is done. */
   workspace: string;
-  before: Snapshot;
   runDir: string;
   system: string;
+  preparing: Promise<Prepared | undefined>;
+  initWritten: Promise<void>;
 };
 
 /**
@@ -159,7 +183,7 @@ type Prepared = SnapshotPlace & {
  */
 async function runAndCollect(
   options: RunTaskOptions,
-  prepared: Prepared,
+  plan: RunPlan,
   transcript: TranscriptWriter,
   problems: string[],
 ): Promise<{
@@ -168,28 +192,48 @@ async function runAndCollect(
   checks: CheckResult[];
 }> {
   const transcriptFailed = new AbortController();
-  const record = (event: AgentEvent) => {
+  const pending: AgentEvent[] = [];
+  let isInitWritten = false;
+  const write = (event: AgentEvent) => {
     try {
       transcript.write(eventLine(event));
     } catch (error) {
       if (!transcriptFailed.signal.aborted) problems.push(messageOf(error));
       transcriptFailed.abort("cancelled");
     }
+  };
+  void plan.initWritten.then(() => {
+    isInitWritten = true;
+    for (const event of pending.splice(0)) write(event);
+  });
+  const record = (event: AgentEvent) => {
+    if (isInitWritten) write(event);
+    else pending.push(event);
     options.onEvent?.(event);
   };
+  const ready = plan.preparing.then((prepared) => {
+    if (prepared === undefined) throw new Error("the workspace could not be prepared");
+  });
+  ready.catch(() => {}); // handled where the loop awaits it; a run that ends without tools never does
+
   const result = await runAgentWithLimits(
     options,
-    prepared.system,
-    prepared.workspace,
+    plan.system,
+    plan.workspace,
     record,
     transcriptFailed.signal,
+    ready,
   ).catch((error: unknown) => {
     problems.push(`internal error: ${messageOf(error)}`);
     return undefined;
   });
+  await plan.initWritten;
+  for (const event of pending.splice(0)) write(event);
+  const prepared = await plan.preparing;
+  if (prepared === undefined) return { result, changes: undefined, checks: [] };
   const changes = await collectChanges(
-    prepared.runDir,
-    prepared,
+    plan.runDir,
+    { ...plan, workspace: prepared.workspace },
     prepared.before,
     options.redact ?? ((text) => text),
   ).catch((error: unknown) => {
@@ -205,6 +249,12 @@ async function runAndCollect(
   });
   for (const check of checks) options.onCheck?.(check);
   return { result, changes, checks };
+}
+
+/** The folder the agent will work in, before the copy exists: `runDir/workspace`, or the source itself. */
+async function plannedWorkspace(options: RunTaskOptions, runDir: string): Promise<string> {
+  const real = (path: string) => realpath(path).catch(() => path);
+  return options.inPlace ? real(options.task.workspace) : join(await real(runDir), "workspace");
 }
 
 const PATCH_FILE = "changes.patch";

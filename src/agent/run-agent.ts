@@ -38,6 +38,8 @@ export type RunAgentOptions = {
   onEvent: (event: AgentEvent) => void;
   /** Prices usage, for `limits.maxCostUsd`. */
   costOf?: CostOf;
+  /** Settles when the workspace is ready; tools wait for it, model calls don't. A rejection ends the run with `error`. */
+  ready?: Promise<void>;
   /** Asked before each model call: a limit outside the task (a batch budget) that stops it. */
   gate?: () => LimitHit | undefined;
 };
@@ -114,6 +116,8 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
 
   const calls = reply.content.filter(isToolUse);
   if (calls.length === 0) return afterFinalReply(state, reply);
+  const notReady = await waitUntilReady(options.ready);
+  if (notReady !== undefined) return end(state, "error", notReady);
   const { results, loop } = await runToolCalls(
     state,
     step,
@@ -124,6 +128,17 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   if (options.signal.aborted) return endAborted(state);
   push(state, { role: "user", content: results });
   return undefined;
+}
+
+/** Waits for the workspace; the reason it never became ready, if so. */
+async function waitUntilReady(ready: Promise<void> | undefined): Promise<string | undefined> {
+  if (ready === undefined) return undefined;
+  try {
+    await ready;
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /** Appends a message, keeping the conversation's size up to date. */
