@@ -245,6 +245,7 @@ async function runAndCollect(
     changedFiles: changes?.changedFiles ?? [],
     finalText: result?.finalText ?? "",
     baseEnv: commandEnv(options, prepared.workspace),
+    sandbox: options.sandbox ?? options.task.sandbox,
     signal: options.checkSignal ?? options.signal,
   });
   for (const check of checks) options.onCheck?.(check);
@@ -324,7 +325,7 @@ function initInfo(
       system: task.system,
       limits: task.limits,
       bash: task.bash,
-      sandbox: task.sandbox,
+      sandbox: options.sandbox ?? task.sandbox,
       replies: task.replies,
       checks: task.checks,
     },

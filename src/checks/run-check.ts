@@ -19,6 +19,7 @@ export async function evaluateRunCheck(check: RunCheck, ctx: CheckContext): Prom
     timeoutMs: check.timeoutMs,
     env: ctx.baseEnv,
     maxOutputChars: MAX_CHECK_OUTPUT_CHARS,
+    sandbox: ctx.sandbox ?? "none",
   });
   const result = await bash.execute(
     { command: check.command },

@@ -54,6 +54,8 @@ export type CheckContext = {
   finalText: string;
   /** The complete environment of `run` commands; the caller leaves out the API key. */
   baseEnv: Record<string, string>;
+  /** `run` checks run under the same sandbox as the agent's commands (they run code it wrote). */
+  sandbox?: "none" | "bwrap";
   /** Kills running `run` commands; pass a fresh one, not the signal the task's timeout already aborted. */
   signal: AbortSignal;
 };

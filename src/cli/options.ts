@@ -106,9 +106,13 @@ export function parseRunOptions(
     patterns,
     outDir: stringFlag(raw.out) ?? DEFAULT_OUT_DIR,
     model: stringFlag(raw.model),
-    maxSteps: positiveIntFlag("--max-steps", raw["max-steps"]),
-    maxTokens: positiveIntFlag("--max-tokens", raw["max-tokens"]),
-    timeoutMs: durationFlag("--timeout", raw.timeout),
+    maxSteps: atMost("--max-steps", positiveIntFlag("--max-steps", raw["max-steps"]), 100_000),
+    maxTokens: atMost(
+      "--max-tokens",
+      positiveIntFlag("--max-tokens", raw["max-tokens"]),
+      10_000_000_000,
+    ),
+    timeoutMs: atMost("--timeout", durationFlag("--timeout", raw.timeout), 7 * 24 * 3_600_000),
     concurrency: positiveIntFlag("--concurrency", raw.concurrency) ?? DEFAULT_CONCURRENCY,
     isInPlace: raw["in-place"] === true,
     isOffline: raw.offline === true,
@@ -141,6 +145,16 @@ export function positiveIntFlag(flag: string, value: unknown): number | undefine
     throw new ConfigError(`${flag}: expected a positive integer, got ${JSON.stringify(text)}`);
   }
   return number;
+}
+
+/** The same ceilings task files have: a value past them is almost certainly a mistake. */
+function atMost(flag: string, value: number | undefined, max: number): number | undefined {
+  if (value !== undefined && value > max) {
+    throw new ConfigError(
+      `${flag}: at most ${max.toLocaleString("en-US")}${flag === "--timeout" ? " ms (7 days)" : ""}, got ${value}`,
+    );
+  }
+  return value;
 }
 
 /** A positive amount of US dollars (`0.5`). */

@@ -65,7 +65,8 @@ async function findSummaryFiles(path: string, options: LoadRunsOptions): Promise
       );
     }
   }
-  if (found.length === 0) {
+  // A batch folder with its report.json but no runs is a batch of no tasks (an empty shard).
+  if (found.length === 0 && (await pathKind(join(path, "report.json"))) !== "file") {
     throw new ConfigError(
       `${path}: no runs in it (no summary.json in it or in its immediate sub-folders)`,
     );
