@@ -58,6 +58,8 @@ export async function runAgentWithLimits(
           timeoutMs: task.bash.timeoutMs,
           env: commandEnv(options, workspaceRoot),
           policy: { allow: task.bash.allow, deny: task.bash.deny },
+          maxOutputChars: task.bash.maxOutputChars,
+          maxRecordedChars: task.bash.maxRecordedChars,
           sandbox: options.sandbox ?? task.sandbox,
         },
       }),

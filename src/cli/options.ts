@@ -20,6 +20,9 @@ export type RunOptions = {
   budgetTokens: number | undefined;
   shard: Shard | undefined;
   sandbox: "none" | "bwrap" | undefined;
+  /** Added to every task's bash.allow / bash.deny. */
+  bashAllow: string[];
+  bashDeny: string[];
 };
 
 export const DEFAULT_OUT_DIR = "agent-runs";
@@ -77,6 +80,14 @@ export const RUN_FLAGS = {
       "Cap the whole batch's spend in USD: then no task starts, running tasks stop (status budget)",
   },
   "budget-tokens": { type: "string", describe: "Cap the whole batch's tokens, like --budget-usd" },
+  "bash-allow": {
+    type: "string",
+    describe: "Add a command pattern to every task's bash.allow (repeatable; e.g. 'npm *')",
+  },
+  "bash-deny": {
+    type: "string",
+    describe: "Add a command pattern to every task's bash.deny (repeatable; e.g. '*git push*')",
+  },
   sandbox: {
     type: "string",
     choices: ["none", "bwrap"],
@@ -85,7 +96,6 @@ export const RUN_FLAGS = {
   },
   redact: {
     type: "string",
-    array: true,
     describe: "Also hide the values of these environment variables in every output (repeatable)",
   },
   shard: {
@@ -123,6 +133,8 @@ export function parseRunOptions(
     budgetTokens: positiveIntFlag("--budget-tokens", raw["budget-tokens"]),
     shard: mapDefined(stringFlag(raw.shard), parseShard),
     sandbox: raw.sandbox === "bwrap" || raw.sandbox === "none" ? raw.sandbox : undefined,
+    bashAllow: stringList(raw["bash-allow"]),
+    bashDeny: stringList(raw["bash-deny"]),
   };
 }
 
@@ -145,6 +157,11 @@ export function positiveIntFlag(flag: string, value: unknown): number | undefine
     throw new ConfigError(`${flag}: expected a positive integer, got ${JSON.stringify(text)}`);
   }
   return number;
+}
+
+function stringList(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.map(String).filter((item) => item.trim() !== "");
 }
 
 /** The same ceilings task files have: a value past them is almost certainly a mistake. */

@@ -33,7 +33,6 @@ const COMMON_FLAGS = {
   prices: { type: "string", describe: "JSON file of model prices to add or override" },
   redact: {
     type: "string",
-    array: true,
     describe: "Also hide the values of these environment variables in every output (repeatable)",
   },
 } as const;

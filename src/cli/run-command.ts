@@ -190,7 +190,7 @@ async function expandPatterns(patterns: readonly string[]): Promise<string[]> {
   return files;
 }
 
-/** Applies `--max-steps`, `--max-tokens`, `--timeout` and `--max-cost` to every task. */
+/** Applies `--max-steps`, `--max-tokens`, `--timeout`, `--max-cost` and `--bash-allow/deny` to every task. */
 function applyOverrides(task: Task, options: RunOptions): Task {
   return {
     ...task,
@@ -200,6 +200,11 @@ function applyOverrides(task: Task, options: RunOptions): Task {
       ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd }),
+    },
+    bash: {
+      ...task.bash,
+      allow: [...task.bash.allow, ...options.bashAllow],
+      deny: [...task.bash.deny, ...options.bashDeny],
     },
   };
 }

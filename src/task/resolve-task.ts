@@ -68,6 +68,11 @@ function buildTask(file: string, data: TaskFile, locator: Locator): Task {
       env: data.bash?.env ?? {},
       allow: data.bash?.allow ?? [],
       deny: data.bash?.deny ?? [],
+      maxOutputChars: data.bash?.max_output ?? 30_000,
+      maxRecordedChars: Math.max(
+        data.bash?.max_recorded_output ?? 1_000_000,
+        data.bash?.max_output ?? 30_000,
+      ),
     },
     sandbox: data.sandbox ?? "none",
     replies: data.replies === undefined ? undefined : resolve(folder, data.replies),

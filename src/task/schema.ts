@@ -141,6 +141,14 @@ export const TaskFileSchema = z
           .describe(
             'Command patterns the agent may not run (globs over the whole command line, e.g. "*git push*"). Added to the built-in rules (sudo, shutdown, rm -rf /, ...). A guard-rail, not a boundary: use sandbox for that.',
           ),
+        max_output: positiveInt(
+          "Characters of a command's output sent to the model (head and tail kept, the middle cut). Default: 30,000.",
+          10_000_000,
+        ),
+        max_recorded_output: positiveInt(
+          "Characters of a command's output kept in the transcript (head and tail). Default: 1,000,000.",
+          100_000_000,
+        ),
       })
       .strict()
       .optional()
@@ -189,7 +197,15 @@ export type Task = {
   workspace: string;
   limits: Limits;
   tools: ToolName[];
-  bash: { timeoutMs: number; env: Record<string, string>; allow: string[]; deny: string[] };
+  bash: {
+    timeoutMs: number;
+    env: Record<string, string>;
+    allow: string[];
+    deny: string[];
+    /** Output caps in characters: sent to the model, and kept in the transcript. */
+    maxOutputChars: number;
+    maxRecordedChars: number;
+  };
   sandbox: "none" | "bwrap";
   /** Absolute path of the scripted replies file, if any. */
   replies: string | undefined;

@@ -21,6 +21,8 @@ export type InitInfo = {
       env: Readonly<Record<string, string>>;
       allow: readonly string[];
       deny: readonly string[];
+      maxOutputChars: number;
+      maxRecordedChars: number;
     };
     sandbox: string;
     replies: string | undefined;
@@ -74,6 +76,8 @@ export function initLine(info: InitInfo): Record<string, unknown> {
         env: task.bash.env,
         allow: task.bash.allow,
         deny: task.bash.deny,
+        max_output: task.bash.maxOutputChars,
+        max_recorded_output: task.bash.maxRecordedChars,
       },
       sandbox: task.sandbox,
       replies: task.replies ?? null,

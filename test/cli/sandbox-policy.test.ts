@@ -53,4 +53,35 @@ describe("command policy and sandbox, from a task file", () => {
     expect(result).toMatch(/Read-only file system[\s\S]*home=1/);
     expect(existsSync(`${process.env.HOME}/agent-run-sandbox-probe`)).toBe(false);
   });
+
+  test("--bash-deny adds a pattern to every task; bash.max_output caps what the model gets, the transcript keeps more", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "r.yaml": `${bash("git push origin main")}${bash("seq 1 2000")}- content: [{ type: text, text: done }]\n`,
+        "t.yaml": "prompt: Go.\nworkspace: ws\nreplies: r.yaml\nbash:\n  max_output: 200\n",
+      },
+    });
+    const run = await runCli([
+      "--offline",
+      "--bash-deny",
+      "*git push*",
+      dir.path("t.yaml"),
+      "--out",
+      dir.path("out"),
+    ]);
+
+    expect(run.exitCode).toBe(0);
+    const results = (await readTranscript(dir.path("out/t"))).filter(
+      (line) => line.type === "user",
+    );
+    expect(JSON.stringify(results[0])).toMatch(/deny pattern/);
+    const seq = results[1] as {
+      message: { content: Array<{ content: string }> };
+      recorded_output?: string;
+    };
+    expect(seq.message.content[0]?.content.length).toBeLessThan(400);
+    expect(seq.message.content[0]?.content).toMatch(/characters cut/);
+    expect(seq.recorded_output).toContain("\n1000\n");
+  });
 });
