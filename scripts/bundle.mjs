@@ -14,5 +14,7 @@ await build({
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
-  banner: { js: "import { createRequire as __agentRunRequire } from 'node:module'; const require = __agentRunRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __agentRunRequire } from 'node:module'; const require = __agentRunRequire(import.meta.url);",
+  },
 });

@@ -116,7 +116,7 @@ describe("replay: what counts as a divergence", () => {
     await using dir = await tmpWorkspace({
       files: {
         ...scripted(
-          "- content: [{ type: tool_use, name: read_file, input: { path: conf.yaml } }]\n" + done,
+          `- content: [{ type: tool_use, name: read_file, input: { path: conf.yaml } }]\n${done}`,
         ),
         "ws/conf.yaml": "retry_after: 30s\n",
       },
