@@ -2,7 +2,7 @@ import type { RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
-import { originLine, type RunOrigin, usageLine } from "../transcript/lines.js";
+import { checkResultJson, originLine, type RunOrigin, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
 
 /** The version of `summary.json`'s shape; bumped with any change to it. */
@@ -54,14 +54,6 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     transcript: "transcript.jsonl",
     patch: summary.patchFile,
     ...(summary.origin === undefined ? {} : { origin: originLine(summary.origin) }),
-    checks: summary.checks.map((check) => ({
-      name: check.name,
-      kind: check.kind,
-      passed: check.passed,
-      message: check.message,
-      output: check.output,
-      line: check.line,
-      duration_ms: check.durationMs,
-    })),
+    checks: summary.checks.map(checkResultJson),
   };
 }

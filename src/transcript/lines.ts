@@ -200,8 +200,12 @@ export function checkJson(check: Check): Record<string, unknown> {
 
 /** A check's outcome, written after the agent stopped and before the result line (agent-run's own). */
 export function checkLine(check: CheckResult): Record<string, unknown> {
+  return { type: "check", ...checkResultJson(check) };
+}
+
+/** A check's outcome in snake_case, as the transcript and `summary.json` write it. */
+export function checkResultJson(check: CheckResult): Record<string, unknown> {
   return {
-    type: "check",
     name: check.name,
     kind: check.kind,
     passed: check.passed,
