@@ -1,4 +1,4 @@
-import { mkdir, readdir, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LimitHit } from "./agent/budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
@@ -11,6 +11,15 @@ import { estimateCostUsd, type PriceTable } from "./model/pricing.js";
 import type { Redactor } from "./redact.js";
 import { summaryJson, type TaskSummary } from "./report/summary.js";
 import { commandEnv, runAgentWithLimits } from "./run-agent-with-limits.js";
+import {
+  clearRunDir,
+  collectChanges,
+  PATCH_FILE,
+  plannedWorkspace,
+  prepare,
+  type SnapshotPlace,
+  writeFileAtomic,
+} from "./run-files.js";
 import type { Task } from "./task/schema.js";
 import {
   checkLine,
@@ -22,9 +31,8 @@ import {
 } from "./transcript/lines.js";
 import { TranscriptWriter } from "./transcript/writer.js";
 import { AGENT_RUN_VERSION } from "./version.js";
-import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
-import { prepareWorkspace } from "./workspace/prepare.js";
-import { contentHash, type Snapshot, snapshotWorkspace } from "./workspace/snapshot.js";
+import type { WorkspaceChanges } from "./workspace/changes.js";
+import { contentHash, type Snapshot } from "./workspace/snapshot.js";
 
 /** Everything one task run needs, already resolved by the command line. */
 export type RunTaskOptions = {
@@ -85,7 +93,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const isSkipped = options.signal.aborted || options.skipReason !== undefined;
   const preparing = isSkipped
     ? Promise.resolve(undefined)
-    : prepare(options, runDir, place).catch((error: unknown) => {
+    : prepare(task.workspace, options.inPlace, runDir, place).catch((error: unknown) => {
         problems.push(`could not prepare the workspace: ${messageOf(error)}`);
         return undefined;
       });
@@ -108,7 +116,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
           ...place,
           runDir,
           system,
-          workspace: await plannedWorkspace(options, runDir),
+          workspace: await plannedWorkspace(task.workspace, options.inPlace, runDir),
           preparing,
           initWritten,
         },
@@ -252,59 +260,6 @@ async function runAndCollect(
   return { result, changes, checks };
 }
 
-/** The folder the agent will work in, before the copy exists: `runDir/workspace`, or the source itself. */
-async function plannedWorkspace(options: RunTaskOptions, runDir: string): Promise<string> {
-  const real = (path: string) => realpath(path).catch(() => path);
-  return options.inPlace ? real(options.task.workspace) : join(await real(runDir), "workspace");
-}
-
-const PATCH_FILE = "changes.patch";
-
-/** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */
-async function clearRunDir(runDir: string, preserve: readonly string[]): Promise<void> {
-  if (preserve.length === 0) await rm(runDir, { recursive: true, force: true });
-  await mkdir(runDir, { recursive: true });
-  if (preserve.length === 0) return;
-  for (const entry of await readdir(runDir)) {
-    if (!preserve.includes(entry)) await rm(join(runDir, entry), { recursive: true, force: true });
-  }
-}
-
-type SnapshotPlace = { gitDir: string; excludePaths: string[] };
-
-/** Copies (or adopts) the workspace and records its starting state. */
-async function prepare(
-  options: RunTaskOptions,
-  runDir: string,
-  place: SnapshotPlace,
-): Promise<{ workspace: string; before: Snapshot }> {
-  const { path } = await prepareWorkspace({
-    source: options.task.workspace,
-    runDir,
-    inPlace: options.inPlace,
-  });
-  const before = await snapshotWorkspace({ workspace: path, ...place });
-  return { workspace: path, before };
-}
-
-/** Diffs the workspace against its starting state and writes `changes.patch`. */
-async function collectChanges(
-  runDir: string,
-  place: SnapshotPlace & { workspace: string },
-  before: Snapshot,
-  redact: Redactor,
-): Promise<WorkspaceChanges> {
-  const after = await snapshotWorkspace(place);
-  const diff = await diffSnapshots({
-    workspace: place.workspace,
-    gitDir: place.gitDir,
-    before,
-    after,
-  });
-  await writeFileAtomic(join(runDir, PATCH_FILE), redact(diff.patch));
-  return diff;
-}
-
 /** The init line's facts: the task as resolved, and where and from what state it starts. */
 function initInfo(
   options: RunTaskOptions,
@@ -364,10 +319,4 @@ function emptyResult(status: RunStatus, error: string | undefined, elapsedMs: nu
     apiDurationMs: 0,
     error,
   };
-}
-
-async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, content);
-  await rename(temp, path);
 }

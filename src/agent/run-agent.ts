@@ -13,6 +13,7 @@ import type { Tool } from "../tools/define-tool.js";
 import { Budget, type BudgetLimits, type CostOf, type LimitHit } from "./budget.js";
 import { fitContext, messageChars } from "./context.js";
 import type { AgentEvent, RunResult, RunStatus } from "./events.js";
+import { describeLimit, stableJson } from "./limit-text.js";
 import { runToolCall } from "./run-tool-call.js";
 
 /** The reason a run's abort signal carries; anything else counts as a cancellation. */
@@ -268,16 +269,6 @@ function noteRepeat(state: RunState, call: ToolUseBlock): LimitHit | undefined {
     : undefined;
 }
 
-/** JSON with object keys sorted, so equal inputs give equal text. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
 function end(state: RunState, status: RunStatus, error?: string): RunResult {
   return {
     status,
@@ -309,20 +300,6 @@ function endAborted(state: RunState): RunResult {
 function endAtLimit(state: RunState, hit: LimitHit, step: number): RunResult {
   state.options.onEvent({ type: "limit_reached", step, ...hit });
   return end(state, hit.limit, describeLimit(hit));
-}
-
-/** Why a limit stopped the run, in words that name the setting to change. */
-function describeLimit(hit: LimitHit): string {
-  switch (hit.limit) {
-    case "loop":
-      return `loop: the same tool call came ${hit.used} times in a row (limits.max_repeated_calls ${hit.max})`;
-    case "max_cost":
-      return `max_cost reached: $${Number.isNaN(hit.used) ? "?" : hit.used} of $${hit.max} (limits.max_cost_usd)`;
-    case "budget":
-      return `the batch budget is spent: ${hit.used} of ${hit.max} (--budget-usd or --budget-tokens)`;
-    default:
-      return `${hit.limit} reached: ${hit.used} of ${hit.max}`;
-  }
 }
 
 function isToolUse(block: AssistantBlock): block is ToolUseBlock {
