@@ -10,7 +10,8 @@ import {
   toSse,
 } from "./replies.js";
 
-export const MESSAGES_URL = "https://api.anthropic.com/v1/messages";
+/** The URL msw intercepts (the SDK's default); no test request ever leaves the process. */
+export const MOCKED_MESSAGES_URL = "https://api.anthropic.com/v1/messages";
 
 /** The msw-backed model API: queue replies, read back the request bodies the SDK sent. */
 export type ModelServer = {
@@ -30,7 +31,7 @@ export function useModelServer(): ModelServer {
   const queue: Scripted[] = [];
   const requests: Array<Record<string, unknown>> = [];
   const server = setupServer(
-    http.post(MESSAGES_URL, async ({ request }) => {
+    http.post(MOCKED_MESSAGES_URL, async ({ request }) => {
       requests.push((await request.json()) as Record<string, unknown>);
       return respond(queue.shift());
     }),

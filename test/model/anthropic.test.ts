@@ -3,7 +3,7 @@ import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createAnthropicModel } from "../../src/model/anthropic.js";
 import { ModelError, type ModelRequest } from "../../src/model/model-client.js";
-import { MESSAGES_URL, useModelServer } from "../helpers/model-server.js";
+import { MOCKED_MESSAGES_URL, useModelServer } from "../helpers/model-server.js";
 import { httpError, reply, toSse } from "../helpers/replies.js";
 
 const EPHEMERAL = { type: "ephemeral" };
@@ -186,7 +186,7 @@ describe("createAnthropicModel when the signal aborts", () => {
   test("while waiting for the response, it rejects promptly with the signal's reason", async () => {
     const arrived = promiseWithResolve();
     server.use(
-      http.post(MESSAGES_URL, async () => {
+      http.post(MOCKED_MESSAGES_URL, async () => {
         arrived.resolve();
         await delay("infinite");
       }),
@@ -206,7 +206,7 @@ describe("createAnthropicModel when the signal aborts", () => {
     const firstEvents = `${sse.split("\n\n").slice(0, 3).join("\n\n")}\n\n`;
     const streaming = promiseWithResolve();
     server.use(
-      http.post(MESSAGES_URL, ({ request }) => {
+      http.post(MOCKED_MESSAGES_URL, ({ request }) => {
         // The first events go out at once; the stream asks for more only once the client has
         // read them, and from then on it never delivers. msw does not end a mocked body when the
         // request is aborted after its headers (real fetch does: mswjs/interceptors#693), so the
