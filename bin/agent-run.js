@@ -1,4 +1,10 @@
 #!/usr/bin/env node
-import { main } from "../dist/bundle/main.js";
+import { fileURLToPath } from "node:url";
+import { loadBundle } from "../dist/launcher/load-bundle.js";
 
-process.exitCode = await main(process.argv.slice(2), { handleSignals: true });
+const bundle = loadBundle({
+  bundleDir: fileURLToPath(new URL("../dist/bundle/", import.meta.url)),
+  cacheSetting: process.env.AGENT_RUN_CODE_CACHE,
+});
+process.exitCode = await bundle.exports.main(process.argv.slice(2), { handleSignals: true });
+bundle.saveCodeCache();
