@@ -1,6 +1,7 @@
 import type { Middleware } from "@anthropic-ai/sdk";
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { messageOf } from "../errors.js";
+import { createMessageAccumulator } from "./message-accumulator.js";
 import type {
   ApiMessage,
   CompleteOptions,
@@ -45,15 +46,20 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
       // after it started is retried here, with the same budget and backoff.
       for (let attempt = 1; ; attempt += 1) {
         let hasStarted = false;
-        const stream = client.messages.stream(params, {
-          signal: completeOptions.signal,
-          middleware: [retryReporter(maxRetries, completeOptions)],
-        });
-        stream.on("connect", () => {
-          hasStarted = true;
-        });
         try {
-          return toReply(await stream.finalMessage());
+          // `create` with `stream: true` hands over the raw events; the SDK's MessageStream would
+          // also re-parse partial tool input and emit events on every delta.
+          const events = await client.messages.create(
+            { ...params, stream: true },
+            {
+              signal: completeOptions.signal,
+              middleware: [retryReporter(maxRetries, completeOptions)],
+            },
+          );
+          hasStarted = true;
+          const accumulator = createMessageAccumulator();
+          for await (const event of events) accumulator.push(event);
+          return toReply(accumulator.finish());
         } catch (error) {
           const canRetry =
             hasStarted &&
@@ -132,27 +138,29 @@ function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
   return { role: message.role, content } as Anthropic.MessageParam;
 }
 
-function toReply(message: Anthropic.Message): ModelReply {
-  // The SDK's stream helper adds `parsed_output`; the transcript keeps what the API sent.
-  const { parsed_output: _added, ...wire } = message as Anthropic.Message & {
-    parsed_output?: unknown;
-  };
-  const apiMessage = JSON.parse(JSON.stringify(wire)) as ApiMessage;
+function toReply(accumulated: Record<string, unknown>): ModelReply {
+  // Built from the parsed events: plain JSON data, the shape the API returns unstreamed.
+  const message = accumulated as ApiMessage;
   return {
-    message: apiMessage,
-    content: apiMessage.content,
+    message,
+    content: message.content,
     stopReason: message.stop_reason,
     usage: toUsage(message.usage),
   };
 }
 
-function toUsage(usage: Anthropic.Usage): Usage {
+function toUsage(usage: Record<string, unknown>): Usage {
   return {
-    inputTokens: usage.input_tokens,
-    outputTokens: usage.output_tokens,
-    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
-    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+    inputTokens: tokenCount(usage.input_tokens),
+    outputTokens: tokenCount(usage.output_tokens),
+    cacheCreationInputTokens: tokenCount(usage.cache_creation_input_tokens),
+    cacheReadInputTokens: tokenCount(usage.cache_read_input_tokens),
   };
+}
+
+/** A usage field; the API leaves cache counts null or out when there are none. */
+function tokenCount(value: unknown): number {
+  return typeof value === "number" ? value : 0;
 }
 
 /** Reports each failed attempt the SDK is about to retry. */
