@@ -15,9 +15,20 @@ export function formatCost(usd: number | null): string {
   return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
 
-/** `12,345`. */
+/**
+ * `12,345` (at most three decimals), as `toLocaleString("en-US")` writes it, without building an
+ * `Intl.NumberFormat`, which costs milliseconds the first time.
+ */
 export function formatCount(value: number): string {
-  return value.toLocaleString("en-US");
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return value.toLocaleString("en-US");
+  const rounded = Math.round(Math.abs(value) * 1_000) / 1_000;
+  const [whole = "0", fraction] = rounded
+    .toFixed(3)
+    .replace(/\.?0+$/, "")
+    .split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const sign = value < 0 || Object.is(value, -0) ? "-" : "";
+  return `${sign}${grouped}${fraction === undefined ? "" : `.${fraction}`}`;
 }
 
 /** One line, at most `max` characters, with an ellipsis when cut. */
