@@ -4,13 +4,14 @@ import { setFlagsFromString } from "node:v8";
 
 // Memory (issue 6), set when the first API request is created: a V8 flag changed any earlier
 // makes Node refuse the code cache of every built-in module loaded after it (~20 ms of start-up).
-// Both flags are read when used; the agent's commands (child processes) do not inherit them.
+// Both flags are read when used; flags given to node on the command line win; offline runs make no
+// request and keep V8's defaults; the agent's commands (child processes) do not inherit them.
 // - V8 lets the old generation grow to up to 4× what survived the last full GC before collecting
 //   again. agent-run's own code (SDK, zod, yargs, execa) is most of what survives, so each request
 //   body (the whole conversation, a fresh string every step) piles up to several times that:
 //   174 MB at 200 steps, against 15 MB live. 1.5× keeps the peak near what is live.
 // - undici parses HTTP with WebAssembly; optimising that module after the first reply costs
-//   ~25 MB for a moment. Its baseline code is fast enough for a few replies a second.
+//   ~25 MB for a moment. Its baseline (Liftoff) code only frames a few replies a second.
 const REQUEST_CREATED = "undici:request:create";
 function tuneMemory() {
   unsubscribe(REQUEST_CREATED, tuneMemory);
