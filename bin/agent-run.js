@@ -1,10 +1,33 @@
 #!/usr/bin/env node
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { loadBundle } from "../dist/launcher/load-bundle.js";
+
+// Memory (issue 6), set when the first API request is created: a V8 flag changed any earlier
+// makes Node refuse the code cache of every built-in module loaded after it (~20 ms of start-up).
+// Both flags are read when used; flags given to node on the command line win; offline runs make no
+// request and keep V8's defaults; the agent's commands (child processes) do not inherit them.
+// - V8 lets the old generation grow to up to 4× what survived the last full GC before collecting
+//   again. agent-run's own code (SDK, zod, yargs, execa) is most of what survives, so each request
+//   body (the whole conversation, a fresh string every step) piles up to several times that:
+//   174 MB at 200 steps, against 15 MB live. 1.5× keeps the peak near what is live.
+// - undici parses HTTP with WebAssembly; optimising that module after the first reply costs
+//   ~25 MB for a moment. Its baseline (Liftoff) code only frames a few replies a second.
+const REQUEST_CREATED = "undici:request:create";
+function tuneMemory() {
+  unsubscribe(REQUEST_CREATED, tuneMemory);
+  // A code cache is valid only for the flags it was made with: keep what start-up compiled first.
+  bundle.saveCodeCache();
+  const given = process.execArgv.join(" ");
+  if (!/heap[-_]growing[-_]percent/.test(given)) setFlagsFromString("--heap-growing-percent=50");
+  if (!/liftoff/.test(given)) setFlagsFromString("--liftoff-only");
+}
 
 const bundle = loadBundle({
   bundleDir: fileURLToPath(new URL("../dist/bundle/", import.meta.url)),
   cacheSetting: process.env.AGENT_RUN_CODE_CACHE,
 });
+subscribe(REQUEST_CREATED, tuneMemory);
 process.exitCode = await bundle.exports.main(process.argv.slice(2), { handleSignals: true });
 bundle.saveCodeCache();

@@ -26,8 +26,9 @@ export type LoadedBundle = {
   cacheFile: string | undefined;
   /**
    * Writes V8's compiled code (everything the run compiled so far, not just the top level) when
-   * the cache was missing or rejected. Call it once the command is done. Never throws: a cache
-   * that cannot be written only makes the next start slower.
+   * the cache was missing or rejected; only the first call writes. Call it once the command is
+   * done, or before changing V8 flags (a cache is valid only for the flags it was made with).
+   * Never throws: a cache that cannot be written only makes the next start slower.
    */
   saveCodeCache: () => void;
 };
@@ -73,12 +74,14 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle {
           ? "rejected"
           : "accepted";
   const exports = runCommonJs(script, file);
+  let isSaved = cacheStatus === "accepted";
   return {
     exports,
     cacheStatus,
     cacheFile,
     saveCodeCache: () => {
-      if (cacheFile === undefined || cacheStatus === "accepted") return;
+      if (cacheFile === undefined || isSaved) return;
+      isSaved = true;
       writeCache(cacheFile, script.createCachedData());
     },
   };
