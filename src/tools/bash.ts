@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
-import { execa } from "execa";
 import { z } from "zod";
 import { type CommandPolicy, checkCommand, describeRefusal } from "./command-policy.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "./define-tool.js";
@@ -44,6 +43,16 @@ const BashInputSchema = z
       .describe("The shell command to run, e.g. `npm test 2>&1 | tail -50`."),
   })
   .strict();
+
+/**
+ * execa and what it loads are not needed for the first model request, so they load with the
+ * first command instead of at start-up.
+ */
+let execaModule: Promise<typeof import("execa")> | undefined;
+function loadExeca(): Promise<typeof import("execa")> {
+  execaModule ??= import("execa");
+  return execaModule;
+}
 
 /** Node timers overflow past this (~24.8 days) and would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -116,6 +125,7 @@ async function runCommand(
   }
   // One pipe for both streams keeps stderr lines in place among stdout lines.
   const { file, args } = buildShellCommand(`exec 2>&1\n${command}`, ctx.workspaceRoot, settings);
+  const { execa } = await loadExeca();
   const subprocess = execa(file, args, {
     cwd: ctx.workspaceRoot,
     env: settings.env,
