@@ -1,3 +1,4 @@
+import { addAll, listGitlinks, listIgnoredEntries, removeEntries } from "./index-entries.js";
 import { type GitTarget, runGit } from "./run-git.js";
 
 /** Index entry that makes git see a folder as already tracked; `add -A` drops it (no such file). */
@@ -7,13 +8,22 @@ const PLACEHOLDER_NAME = ".agent-run-nested-repo";
 const MAX_NESTING_DEPTH = 64;
 
 /**
- * Makes git walk into nested repositories (folders with their own .git: clones, submodules) as
- * plain folders, so their files are snapshotted like any others instead of being recorded as
- * gitlinks. Git skips an untracked folder that holds a repository, but walks into a folder that
- * already has index entries; so each one found gets a placeholder entry, round after round for
- * repos nested deeper. Their .git entries are never added (git skips that name everywhere).
+ * Stages the workspace when `add --all` met nested repositories (folders with their own .git:
+ * clones, submodules), so their files are snapshotted like any others instead of as gitlinks.
+ * The gitlinks a plain `add` left are removed first. Git skips an untracked folder that holds a
+ * repository, but walks into a folder that already has index entries; so each one found gets a
+ * placeholder entry, round after round for repos nested deeper, before adding everything again.
+ * Their .git entries are never added (git skips that name everywhere).
  */
-export async function includeNestedRepos(target: GitTarget): Promise<void> {
+export async function stageWithNestedRepos(target: GitTarget): Promise<void> {
+  await removeEntries(target, await listGitlinks(target));
+  await includeNestedRepos(target);
+  await addAll(target);
+  await removeEntries(target, await listIgnoredEntries(target));
+}
+
+/** Gives every nested repository's folder a placeholder entry, so `add` walks into it. */
+async function includeNestedRepos(target: GitTarget): Promise<void> {
   const found = new Set<string>();
   let emptyBlob: string | undefined;
   for (let depth = 0; depth < MAX_NESTING_DEPTH; depth++) {
