@@ -24,6 +24,9 @@ const PINNED_CONFIG = [
   "gc.auto=0",
   // The git dir is scratch space for one run: flushing it to disk would only cost time.
   "core.fsync=none",
+  // Each index write after the first stores only the entries that changed (plus the cache of
+  // trees), not all of them again: add and write-tree each rewrite the index.
+  "core.splitIndex=true",
 ].flatMap((setting) => ["-c", setting]);
 
 /** git variables kept from the parent (where git lives, tracing); every other GIT_* is dropped. */
