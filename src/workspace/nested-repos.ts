@@ -7,6 +7,7 @@ const PLACEHOLDER_NAME = ".agent-run-nested-repo";
 /** The end of a placeholder's `--index-info` line, after the folder's path. */
 const PLACEHOLDER_ENTRY_TAIL = Buffer.from(`${PLACEHOLDER_NAME}\0`);
 
+/** The byte that ends a nested repository's entry in `ls-files --others`. */
 const SLASH = "/".charCodeAt(0);
 
 /** Nesting depth after which we give up (a repo inside a repo inside a repo …). */
