@@ -36,22 +36,29 @@ export type SnapshotOptions = {
  */
 export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snapshot> {
   const target = await openPrivateGitDir(options);
-  // A fresh index holds nothing a rule could match; otherwise the check runs beside the add (it
-  // reads the index as it was: what `add` puts there is never ignored, what it removes is skipped).
   const hasIndex = existsSync(join(target.gitDir, "index"));
-  const [staged, ignored] = await Promise.all([
-    stageAll(target),
+  if ((await stageAll(target)) === "met-nested-repos") {
+    await stageWithNestedRepos(target);
+    return { tree: await writeTree(target) };
+  }
+  // A fresh index holds nothing a rule could match. Otherwise the check runs beside write-tree,
+  // whose tree is kept only when nothing had to be dropped (almost always).
+  const [tree, ignored] = await Promise.all([
+    writeTree(target),
     hasIndex ? listIgnoredEntries(target) : Buffer.alloc(0),
   ]);
-  if (staged === "met-nested-repos") await stageWithNestedRepos(target);
-  else await removeEntries(target, ignored);
-  const tree = (await runGit(target, ["write-tree"])).trim();
-  return { tree };
+  if (ignored.length === 0) return { tree };
+  await removeEntries(target, ignored);
+  return { tree: await writeTree(target) };
 }
 
 /** A stable content hash for the snapshot: equal hashes mean byte-identical workspace content. */
 export function contentHash(snapshot: Snapshot): string {
   return `git-tree:${snapshot.tree}`;
+}
+
+async function writeTree(target: GitTarget): Promise<string> {
+  return (await runGit(target, ["write-tree"])).trim();
 }
 
 /**
