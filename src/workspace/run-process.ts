@@ -46,14 +46,16 @@ export function runProcess(
     let stdoutBytes = 0;
     let failure: ProcessError | undefined;
     child.stdout?.on("data", (chunk: Buffer) => {
+      if (failure !== undefined) return;
       stdoutBytes += chunk.length;
-      if (stdoutBytes > options.maxOutputBytes && failure === undefined) {
+      if (stdoutBytes > options.maxOutputBytes) {
         failure = new ProcessError(
           `output larger than ${options.maxOutputBytes} bytes`,
           Buffer.alloc(0),
           undefined,
         );
         child.kill();
+        return;
       }
       stdout.push(chunk);
     });
