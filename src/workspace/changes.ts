@@ -1,5 +1,5 @@
 import { decodePatch } from "./binary-patch.js";
-import { type GitTarget, runGit, runGitBytes } from "./run-git.js";
+import { type GitTarget, runGitBytes } from "./run-git.js";
 import type { Snapshot } from "./snapshot.js";
 
 /** One file that differs between two snapshots, in the shape `git diff --numstat` reports. */
@@ -29,42 +29,67 @@ export type DiffOptions = { workspace: string; gitDir: string; before: Snapshot;
 /** Git options shared by every diff here: the two trees as they are, no renames, no helpers. */
 const TREE_DIFF = ["diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"];
 
+/** The patch as `git apply` wants it: full ids, binary content, a/ and b/ prefixes, no colour. */
+const PATCH_FORMAT = [
+  "--patch",
+  "--binary",
+  "--full-index",
+  "--no-color",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+];
+
 /** Reports what changed between two snapshots, for the summary and the patch file. */
 export async function diffSnapshots(options: DiffOptions): Promise<WorkspaceChanges> {
   const { workspace, gitDir, before, after } = options;
   const target: GitTarget = { gitDir, workTree: workspace };
   if (before.tree === after.tree) return { changedFiles: [], patch: "" };
-  const [statuses, counts, patch] = await Promise.all([
-    runGit(target, [...TREE_DIFF, "-z", "--name-status", before.tree, after.tree]),
-    runGit(target, [...TREE_DIFF, "-z", "--numstat", before.tree, after.tree]),
-    readPatch(target, before, after),
-  ]);
-  return { changedFiles: mergeChanges(parseStatuses(statuses), parseCounts(counts)), patch };
-}
-
-async function readPatch(target: GitTarget, before: Snapshot, after: Snapshot): Promise<string> {
-  const patch = await runGitBytes(target, [
+  const output = await runGitBytes(target, [
     ...TREE_DIFF,
-    "--patch",
-    "--binary",
-    "--full-index",
-    "--no-color",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
+    "-z",
+    "--raw",
+    "--numstat",
+    ...PATCH_FORMAT,
     before.tree,
     after.tree,
   ]);
-  return decodePatch(target, patch);
+  const { statuses, counts, patchStart } = parseSummary(output);
+  const patch = await decodePatch(target, output.subarray(patchStart));
+  return { changedFiles: mergeChanges(statuses, counts), patch };
 }
 
-/** `--name-status -z`: "M\0path\0" records. */
-function parseStatuses(output: string): Map<string, ChangedFile["status"]> {
-  const fields = output.split("\0");
+/** The summary part of one diff-tree output, and where its patch starts. */
+type Summary = {
+  statuses: Map<string, ChangedFile["status"]>;
+  counts: Map<string, LineCounts>;
+  patchStart: number;
+};
+
+/**
+ * Reads the output of `diff-tree -z --raw --numstat --patch`: NUL-terminated fields holding raw
+ * records (":<modes> <ids> <letter>", then the path), then numstat records ("<added>\t<deleted>\t
+ * <path>"), then one empty field; the patch text follows it. Paths cannot hold NUL, so this walk
+ * is exact for any file name.
+ */
+function parseSummary(output: Buffer): Summary {
   const statuses = new Map<string, ChangedFile["status"]>();
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    statuses.set(fields[i + 1] ?? "", toStatus(fields[i] ?? ""));
+  const counts = new Map<string, LineCounts>();
+  let offset = 0;
+  const nextField = (): string | undefined => {
+    const end = output.indexOf(0, offset);
+    if (end === -1) return undefined;
+    const field = output.toString("utf8", offset, end);
+    offset = end + 1;
+    return field;
+  };
+  for (let field = nextField(); field !== undefined && field !== ""; field = nextField()) {
+    if (field.startsWith(":")) {
+      statuses.set(nextField() ?? "", toStatus(field.slice(field.lastIndexOf(" ") + 1)));
+    } else {
+      addCounts(counts, field);
+    }
   }
-  return statuses;
+  return { statuses, counts, patchStart: offset };
 }
 
 function toStatus(letter: string): ChangedFile["status"] {
@@ -85,21 +110,17 @@ type LineCounts = Pick<ChangedFile, "additions" | "deletions" | "binary">;
 
 const NO_COUNTS: LineCounts = { additions: 0, deletions: 0, binary: false };
 
-/** `--numstat -z`: "added\tdeleted\tpath\0" records, "-\t-" for binary files. */
-function parseCounts(output: string): Map<string, LineCounts> {
-  const counts = new Map<string, LineCounts>();
-  for (const record of output.split("\0")) {
-    const match = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(record);
-    if (match?.[1] === undefined || match[2] === undefined || match[3] === undefined) continue;
-    const isBinary = match[1] === "-";
-    const previous = counts.get(match[3]) ?? NO_COUNTS;
-    counts.set(match[3], {
-      additions: previous.additions + (isBinary ? 0 : Number(match[1])),
-      deletions: previous.deletions + (isBinary ? 0 : Number(match[2])),
-      binary: previous.binary || isBinary,
-    });
-  }
-  return counts;
+/** One `--numstat -z` record: "added\tdeleted\tpath", "-\t-" for a binary file. */
+function addCounts(counts: Map<string, LineCounts>, record: string): void {
+  const match = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(record);
+  if (match?.[1] === undefined || match[2] === undefined || match[3] === undefined) return;
+  const isBinary = match[1] === "-";
+  const previous = counts.get(match[3]) ?? NO_COUNTS;
+  counts.set(match[3], {
+    additions: previous.additions + (isBinary ? 0 : Number(match[1])),
+    deletions: previous.deletions + (isBinary ? 0 : Number(match[2])),
+    binary: previous.binary || isBinary,
+  });
 }
 
 function mergeChanges(

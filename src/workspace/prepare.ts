@@ -1,6 +1,6 @@
-import { constants } from "node:fs";
-import { cp, mkdir, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { mkdir, rm, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { copyTree } from "./copy-tree.js";
 import { isSameOrInside, resolveRealPath } from "./real-path.js";
 
 /** Where the agent should work, and how to get there. */
@@ -41,20 +41,10 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
   }
   await rm(target, { recursive: true, force: true });
   await mkdir(dirname(target), { recursive: true });
-  await cp(source, target, {
-    recursive: true,
-    force: false,
-    errorOnExist: true,
-    verbatimSymlinks: true,
-    preserveTimestamps: true,
-    mode: constants.COPYFILE_FICLONE,
-    filter: (path) => path === source || basename(path) !== ".git",
-  }).catch((error: unknown) => {
+  await copyTree(source, target).catch((error: unknown) => {
     throw new Error(
       `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   });
   return { path: target };

@@ -1,14 +1,12 @@
 import { devNull } from "node:os";
-import { ExecaError, execa } from "execa";
-
-/** Oldest git we accept; the plumbing used here (`diff-tree -z`, `ls-files -o`) is older still. */
-const MIN_GIT_VERSION: { readonly major: number; readonly minor: number } = { major: 2, minor: 25 };
+import { findGitVersionProblem, MIN_GIT_VERSION } from "./git-version.js";
+import { ProcessError, runProcess } from "./run-process.js";
 
 /** Where one git call looks: our private git dir and, when set, the workspace as its work tree. */
 export type GitTarget = { gitDir: string; workTree?: string };
 
-/** Extra inputs for one git call. */
-type GitCallOptions = { input?: string | Uint8Array };
+/** Extra inputs for one git call: stdin, and settings (`name=value`) for this call only. */
+type GitCallOptions = { input?: string | Uint8Array; config?: readonly string[] };
 
 /**
  * Settings that make git read the workspace's bytes as they are and ignore the user's setup:
@@ -24,15 +22,18 @@ const PINNED_CONFIG = [
   "core.quotepath=off",
   "core.fsmonitor=false",
   "gc.auto=0",
+  // The git dir is scratch space for one run: flushing it to disk would only cost time.
+  "core.fsync=none",
+  // Each index write after the first stores only the entries that changed (plus the cache of
+  // trees), not all of them again: add and write-tree each rewrite the index.
+  "core.splitIndex=true",
 ].flatMap((setting) => ["-c", setting]);
 
 /** git variables kept from the parent (where git lives, tracing); every other GIT_* is dropped. */
 const KEPT_GIT_VARIABLES = /^GIT_(EXEC_PATH|TRACE.*)$/;
 
-/** Room for a large patch; execa's default (100 MB) would cut off a big binary change. */
+/** Room for a large patch: a big binary change must not be cut off. */
 const MAX_OUTPUT_BYTES = 1024 * 1024 * 1024;
-
-let checkedVersion: Promise<void> | undefined;
 
 /** Runs git on our private git dir and returns stdout as text. Throws a plain Error with git's stderr. */
 export async function runGit(
@@ -41,59 +42,31 @@ export async function runGit(
   options: GitCallOptions = {},
 ): Promise<string> {
   const stdout = await runGitBytes(target, args, options);
-  return Buffer.from(stdout).toString("utf8");
+  return stdout.toString("utf8");
 }
 
-/** Like `runGit`, but keeps stdout as bytes (patches may hold non-UTF-8 text). */
+/**
+ * Like `runGit`, but keeps stdout as bytes (patches may hold non-UTF-8 text). When git is missing
+ * or older than we need, the error says so rather than showing git's complaint about a flag.
+ */
 export async function runGitBytes(
   target: GitTarget,
   args: readonly string[],
   options: GitCallOptions = {},
-): Promise<Uint8Array> {
-  await ensureGitVersion();
+): Promise<Buffer> {
   const location = ["--git-dir", target.gitDir];
   if (target.workTree !== undefined) location.push("--work-tree", target.workTree);
+  const env = gitEnvironment(target.gitDir);
   try {
-    const result = await execa("git", [...location, ...PINNED_CONFIG, ...args], {
+    const config = (options.config ?? []).flatMap((setting) => ["-c", setting]);
+    return await runProcess("git", [...location, ...PINNED_CONFIG, ...config, ...args], {
       cwd: target.workTree ?? target.gitDir,
-      env: gitEnvironment(target.gitDir),
-      extendEnv: false,
-      encoding: "buffer",
-      stripFinalNewline: false,
-      maxBuffer: MAX_OUTPUT_BYTES,
+      env,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
       ...(options.input === undefined ? {} : { input: options.input }),
     });
-    return result.stdout;
   } catch (error) {
-    throw describeGitFailure(args, error);
-  }
-}
-
-/** Fails once, clearly, when git is missing or too old, instead of on some obscure flag later. */
-function ensureGitVersion(): Promise<void> {
-  checkedVersion ??= readGitVersion().catch((error: unknown) => {
-    checkedVersion = undefined;
-    throw error;
-  });
-  return checkedVersion;
-}
-
-async function readGitVersion(): Promise<void> {
-  let output: string;
-  try {
-    output = (await execa("git", ["--version"], { env: gitEnvironment(devNull), extendEnv: false }))
-      .stdout;
-  } catch (error) {
-    throw describeGitFailure(["--version"], error);
-  }
-  const match = /(\d+)\.(\d+)/.exec(output);
-  const major = Number(match?.[1] ?? 0);
-  const minor = Number(match?.[2] ?? 0);
-  const { major: needMajor, minor: needMinor } = MIN_GIT_VERSION;
-  if (major < needMajor || (major === needMajor && minor < needMinor)) {
-    throw new Error(
-      `agent-run needs git ${needMajor}.${needMinor} or newer to snapshot workspaces; found "${output.trim()}"`,
-    );
+    throw await describeGitFailure(args, error, env);
   }
 }
 
@@ -122,19 +95,23 @@ function gitEnvironment(gitDir: string): Record<string, string> {
   };
 }
 
-function describeGitFailure(args: readonly string[], error: unknown): Error {
-  if (error instanceof ExecaError && error.code === "ENOENT") {
-    const { major, minor } = MIN_GIT_VERSION;
+async function describeGitFailure(
+  args: readonly string[],
+  error: unknown,
+  env: Record<string, string>,
+): Promise<Error> {
+  const { major, minor } = MIN_GIT_VERSION;
+  if (error instanceof ProcessError && error.code === "ENOENT") {
     return new Error(
       `git was not found on PATH; agent-run needs git ${major}.${minor} or newer to snapshot workspaces`,
       { cause: error },
     );
   }
-  if (error instanceof ExecaError) {
-    const stderr = Buffer.from(error.stderr ?? "")
-      .toString("utf8")
-      .trim();
-    const detail = stderr === "" ? error.shortMessage : stderr;
+  const versionProblem = await findGitVersionProblem(env);
+  if (versionProblem !== undefined) return new Error(versionProblem, { cause: error });
+  if (error instanceof ProcessError) {
+    const stderr = error.stderr.toString("utf8").trim();
+    const detail = stderr === "" ? error.message : stderr;
     return new Error(`git ${args[0] ?? ""} failed: ${detail}`, { cause: error });
   }
   return new Error(`git ${args[0] ?? ""} failed`, { cause: error });

@@ -1,6 +1,9 @@
-import { includeNestedRepos } from "./nested-repos.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { addAll, listIgnoredEntries, removeEntries } from "./index-entries.js";
+import { stageWithNestedRepos } from "./nested-repos.js";
 import { openPrivateGitDir } from "./private-git-dir.js";
-import { type GitTarget, runGit, runGitBytes } from "./run-git.js";
+import { type GitTarget, runGit } from "./run-git.js";
 
 /** The workspace's content at one moment: a git tree id in the run's private git dir. */
 export type Snapshot = { tree: string };
@@ -27,14 +30,26 @@ export type SnapshotOptions = {
  *   .git folder or file is ever included.
  * The index lives in the git dir (`<gitDir>/index`) and speeds up later snapshots. Take one
  * snapshot at a time per git dir (git locks the index).
+ *
+ * Usually this is two git calls (`add`, `write-tree`), plus the ignore check on a reused index;
+ * the careful path for nested repositories runs only when `add` meets one.
  */
 export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snapshot> {
   const target = await openPrivateGitDir(options);
-  await includeNestedRepos(target);
-  await runGit(target, ["add", "--all"]);
-  await dropIgnoredEntries(target);
-  const tree = (await runGit(target, ["write-tree"])).trim();
-  return { tree };
+  const hasIndex = existsSync(join(target.gitDir, "index"));
+  if ((await stageAll(target)) === "met-nested-repos") {
+    await stageWithNestedRepos(target);
+    return { tree: await writeTree(target) };
+  }
+  // A fresh index holds nothing a rule could match. Otherwise the check runs beside write-tree,
+  // whose tree is kept only when nothing had to be dropped (almost always).
+  const [tree, ignored] = await Promise.all([
+    writeTree(target),
+    hasIndex ? listIgnoredEntries(target) : Buffer.alloc(0),
+  ]);
+  if (ignored.length === 0) return { tree };
+  await removeEntries(target, ignored);
+  return { tree: await writeTree(target) };
 }
 
 /** A stable content hash for the snapshot: equal hashes mean byte-identical workspace content. */
@@ -42,13 +57,22 @@ export function contentHash(snapshot: Snapshot): string {
   return `git-tree:${snapshot.tree}`;
 }
 
+async function writeTree(target: GitTarget): Promise<string> {
+  return (await runGit(target, ["write-tree"])).trim();
+}
+
 /**
- * `add --all` keeps indexed files that a new .gitignore rule now matches; removing them makes the
- * tree depend on the current content and rules only, not on what earlier snapshots saw.
+ * `add --all --verbose`, telling whether it met a nested repository. It prints "add '<path>'" or
+ * "remove '<path>'" per entry, and a nested repository's path (recorded as a gitlink) ends in "/";
+ * a file name holding "/'" and a line break can only make this too careful. It fails on a nested
+ * repository without a commit; the careful path then adds again and reports any other failure.
  */
-async function dropIgnoredEntries(target: GitTarget): Promise<void> {
-  const listIgnored = ["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"];
-  const ignored = await runGitBytes(target, listIgnored);
-  if (ignored.length === 0) return;
-  await runGit(target, ["update-index", "-z", "--force-remove", "--stdin"], { input: ignored });
+async function stageAll(target: GitTarget): Promise<"staged" | "met-nested-repos"> {
+  let printed: Buffer;
+  try {
+    printed = await addAll(target);
+  } catch {
+    return "met-nested-repos";
+  }
+  return printed.includes("/'\n") ? "met-nested-repos" : "staged";
 }

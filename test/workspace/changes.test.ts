@@ -166,6 +166,28 @@ describe("diffSnapshots", () => {
     ]);
   });
 
+  it("reads file names with a leading colon, a tab or a line break exactly", async () => {
+    await using original = await tmpWorkspace({
+      files: { ":colon.txt": "a\n", "tab\tname.txt": "a\nb\n", "0\t1\tlooks-counted": "x\n" },
+    });
+    await using out = await tmpWorkspace();
+
+    const { changes } = await runFlow(original, out.root, async (root) => {
+      await writeFile(join(root, ":colon.txt"), "a\nb\n");
+      await writeFile(join(root, "tab\tname.txt"), "c\n");
+      await unlink(join(root, "0\t1\tlooks-counted"));
+      await writeFile(join(root, ":\n:new"), new Uint8Array([0, 1]));
+    });
+
+    expect(changes.changedFiles).toEqual([
+      { path: "0\t1\tlooks-counted", status: "deleted", additions: 0, deletions: 1, binary: false },
+      { path: ":\n:new", status: "added", additions: 0, deletions: 0, binary: true },
+      { path: ":colon.txt", status: "modified", additions: 1, deletions: 0, binary: false },
+      { path: "tab\tname.txt", status: "modified", additions: 1, deletions: 2, binary: false },
+    ]);
+    expect(changes.patch).toMatch(/^diff --git "a\/0\\t1\\tlooks-counted"/);
+  });
+
   it("reports no change as an empty list and an empty patch", async () => {
     await using original = await makeOriginal();
     await using out = await tmpWorkspace();

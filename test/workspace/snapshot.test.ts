@@ -1,7 +1,8 @@
-import { chmod, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { contentHash, snapshotWorkspace } from "../../src/workspace/snapshot.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+import { loggingGit } from "./fake-git.js";
 import { git } from "./folder-state.js";
 
 /** path → "mode type" for every entry of a snapshot's tree. */
@@ -184,6 +185,90 @@ describe("snapshotWorkspace", () => {
     });
     expect(after.tree).not.toBe(tree);
     expect(statusAfterSnapshot).toBe(ownStatus);
+  });
+
+  it("takes a nested repository made between two snapshots as plain files", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "a\n" } });
+    await using runs = await tmpWorkspace();
+    await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+
+    await writeFile(ws.path("a.txt"), "b\n");
+    await mkdir(ws.path("made/deeper"), { recursive: true });
+    await writeFile(ws.path("made/x.txt"), "x\n");
+    await writeFile(ws.path("made/deeper/y.txt"), "y\n");
+    git(ws.path("made"), "init", "-q");
+    git(ws.path("made"), "add", "-A");
+    git(ws.path("made"), "commit", "-q", "-m", "c");
+    git(ws.path("made/deeper"), "init", "-q");
+    const reused = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
+
+    expect(reused).toEqual(fresh);
+    expect(listTree(runs.path("git"), reused.tree)).toEqual({
+      "a.txt": "100644 blob",
+      "made/deeper/y.txt": "100644 blob",
+      "made/x.txt": "100644 blob",
+    });
+  });
+
+  it.skipIf(process.platform === "darwin")(
+    "takes a nested repository in a folder whose name is not UTF-8 as plain files",
+    async () => {
+      await using ws = await tmpWorkspace({ files: { "repo/lib.js": "l\n" } });
+      await using runs = await tmpWorkspace();
+      git(ws.path("repo"), "init", "-q");
+      git(ws.path("repo"), "add", "-A");
+      git(ws.path("repo"), "commit", "-q", "-m", "c");
+      const latin1Name = Buffer.concat([Buffer.from(`${ws.root}/caf`), Buffer.from([0xe9])]);
+      await rename(ws.path("repo"), latin1Name);
+
+      const { tree } = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+
+      const entries = Object.entries(listTree(runs.path("git"), tree));
+      expect(entries).toEqual([["caf\uFFFD/lib.js", "100644 blob"]]);
+    },
+  );
+
+  it("takes a file whose name looks like add's line for a nested repository as a file", async () => {
+    await using ws = await tmpWorkspace({ files: { "dir/'\nx.txt": "x\n", "a.txt": "a\n" } });
+    await using runs = await tmpWorkspace();
+
+    const { tree } = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+
+    expect(listTree(runs.path("git"), tree)).toEqual({
+      "a.txt": "100644 blob",
+      "dir/'\nx.txt": "100644 blob",
+    });
+  });
+
+  it("drops a file that a rule in an ignored .gitignore now matches", async () => {
+    await using ws = await tmpWorkspace({
+      files: { ".gitignore": ".*\n", "sub/.gitignore": "\n", "sub/a.txt": "a\n", "b.txt": "b\n" },
+    });
+    await using runs = await tmpWorkspace();
+    await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+
+    await writeFile(ws.path("sub/.gitignore"), "a.txt\n");
+    const reused = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
+
+    expect(reused).toEqual(fresh);
+    expect(Object.keys(listTree(runs.path("git"), reused.tree))).toEqual(["b.txt"]);
+  });
+
+  it("runs add and write-tree, plus the ignore check once the index exists", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "a\n", "dir/b.txt": "b\n" } });
+    await using runs = await tmpWorkspace();
+    await using loggedGit = await loggingGit();
+
+    await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+    const first = await loggedGit.calls();
+    await writeFile(ws.path("a.txt"), "changed\n");
+    await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+    const second = (await loggedGit.calls()).slice(first.length);
+
+    expect(first).toEqual(["init", "add", "write-tree"]);
+    expect(second.sort()).toEqual(["add", "ls-files", "write-tree"]);
   });
 
   it("leaves out a git dir and excluded paths inside the workspace", async () => {

@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+
+/** How to run one short-lived command whose whole output we want. */
+export type ProcessOptions = {
+  /** Where it runs; the current folder when left out. */
+  cwd?: string;
+  /** The complete environment (nothing is inherited). */
+  env: Record<string, string>;
+  /** Written to stdin, which is then closed; without it stdin is /dev/null. */
+  input?: string | Uint8Array;
+  /** The process is killed, and the call fails, when stdout grows past this. */
+  maxOutputBytes: number;
+};
+
+/** Why a command failed; `stderr` is what it printed there, `code` the spawn error's (ENOENT). */
+export class ProcessError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: Buffer,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = "ProcessError";
+  }
+}
+
+/**
+ * Runs `command` with `args` and resolves to its stdout bytes when it exits with 0; otherwise
+ * rejects with a `ProcessError`. It is node's `spawn` with the output collected: for the many
+ * small git calls of a snapshot this costs about half the CPU of execa, which does far more
+ * per call (pipes, transforms, verbose logging) than plumbing needs.
+ */
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: ProcessOptions,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      env: options.env,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let stdoutBytes = 0;
+    let failure: ProcessError | undefined;
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (failure !== undefined) return;
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > options.maxOutputBytes) {
+        failure = new ProcessError(
+          `output larger than ${options.maxOutputBytes} bytes`,
+          Buffer.alloc(0),
+          undefined,
+        );
+        child.kill();
+        return;
+      }
+      stdout.push(chunk);
+    });
+    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      reject(new ProcessError(error.message, Buffer.concat(stderr), error.code));
+    });
+    child.on("close", (exitCode, signal) => {
+      if (failure === undefined && exitCode === 0) return resolve(Buffer.concat(stdout));
+      const reason = signal === null ? `exit code ${exitCode}` : `signal ${signal}`;
+      reject(failure ?? new ProcessError(reason, Buffer.concat(stderr), undefined));
+    });
+    if (child.stdin !== null) {
+      // A command that exits without reading all of its input closes the pipe: not our failure.
+      child.stdin.on("error", () => {});
+      child.stdin.end(options.input);
+    }
+  });
+}
