@@ -5,10 +5,43 @@
 // their code only runs when they do.
 import { createHash } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { build } from "esbuild";
 
 const OUT_DIR = "dist/bundle";
 const ENTRY = "agent-run.cjs";
+
+/**
+ * string-width builds a Unicode emoji RegExp and an Intl.Segmenter as it loads (about 6 ms of
+ * every start); yargs and cliui call it only to lay out --help. Each import of it gets a stand-in
+ * that loads the real module (the same version that import would get) on its first call.
+ */
+const lazyStringWidth = {
+  name: "lazy-string-width",
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, async (args) => {
+      // build.resolve runs this hook again: that inner call resolves the real module.
+      if (args.pluginData?.isRealResolve === true) return undefined;
+      const real = await build.resolve(args.path, {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        pluginData: { isRealResolve: true },
+      });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: real.path, namespace: "lazy-string-width" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "lazy-string-width" }, (args) => ({
+      contents: [
+        "let real;",
+        "export default function stringWidth(...args) {",
+        `  real ??= require(${JSON.stringify(args.path)}).default;`,
+        "  return real(...args);",
+        "}",
+      ].join("\n"),
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 // A previous build's files (and the former ESM chunks) must not linger.
 await rm(OUT_DIR, { recursive: true, force: true });
@@ -24,6 +57,7 @@ await build({
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
+  plugins: [lazyStringWidth],
   // Our code and some dependencies use import.meta.url; in CommonJS it is the bundle's own URL.
   define: { "import.meta.url": "__agentRunModuleUrl" },
   banner: {
