@@ -1,4 +1,4 @@
-import { mkdir, readdir, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Redactor } from "./redact.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
@@ -11,24 +11,36 @@ export type SnapshotPlace = { gitDir: string; excludePaths: string[] };
 /** The run's file name for the patch. */
 export const PATCH_FILE = "changes.patch";
 
+// The run folder's own few files are made, written and removed with synchronous calls: in a batch
+// the thread pool (four threads) is busy copying other tasks' workspaces, and each of these small
+// calls would wait behind that queue, and cost a round trip, at the start or end of a task.
+
 /** The folder the agent will work in, before the copy exists: `runDir/workspace`, or the source itself. */
-export async function plannedWorkspace(
-  source: string,
-  isInPlace: boolean,
-  runDir: string,
-): Promise<string> {
-  const real = (path: string) => realpath(path).catch(() => path);
-  return isInPlace ? real(source) : join(await real(runDir), "workspace");
+export function plannedWorkspace(source: string, isInPlace: boolean, runDir: string): string {
+  return isInPlace ? realPathOr(source) : join(realPathOr(runDir), "workspace");
+}
+
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */
-export async function clearRunDir(runDir: string, preserve: readonly string[]): Promise<void> {
-  if (preserve.length === 0) await rm(runDir, { recursive: true, force: true });
-  await mkdir(runDir, { recursive: true });
+export function clearRunDir(runDir: string, preserve: readonly string[]): void {
+  if (preserve.length === 0) rmSync(runDir, { recursive: true, force: true });
+  mkdirSync(runDir, { recursive: true });
   if (preserve.length === 0) return;
-  for (const entry of await readdir(runDir)) {
-    if (!preserve.includes(entry)) await rm(join(runDir, entry), { recursive: true, force: true });
+  for (const entry of readdirSync(runDir)) {
+    if (!preserve.includes(entry)) rmSync(join(runDir, entry), { recursive: true, force: true });
   }
+}
+
+/** Removes a run's private git folder once its snapshots are done with. */
+export function removeSnapshots(place: SnapshotPlace): void {
+  rmSync(place.gitDir, { recursive: true, force: true });
 }
 
 /** Copies (or adopts) the workspace and records its starting state. */
@@ -57,13 +69,13 @@ export async function collectChanges(
     before,
     after,
   });
-  await writeFileAtomic(join(runDir, PATCH_FILE), redact(diff.patch));
+  writeFileAtomic(join(runDir, PATCH_FILE), redact(diff.patch));
   return diff;
 }
 
 /** Writes a file whole or not at all (a temp file renamed over it). */
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
+export function writeFileAtomic(path: string, content: string): void {
   const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, content);
-  await rename(temp, path);
+  writeFileSync(temp, content);
+  renameSync(temp, path);
 }

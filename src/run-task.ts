@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LimitHit } from "./agent/budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
@@ -17,6 +16,7 @@ import {
   PATCH_FILE,
   plannedWorkspace,
   prepare,
+  removeSnapshots,
   type SnapshotPlace,
   writeFileAtomic,
 } from "./run-files.js";
@@ -78,7 +78,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const { task } = options;
   const startedAt = performance.now();
   const runDir = options.runDir ?? join(options.outDir, task.name);
-  await clearRunDir(runDir, options.preserve ?? []);
+  clearRunDir(runDir, options.preserve ?? []);
   const redact = options.redact ?? ((text: string) => text);
   const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"), { redact });
   const system = buildSystemPrompt(task.system);
@@ -116,7 +116,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
           ...place,
           runDir,
           system,
-          workspace: await plannedWorkspace(task.workspace, options.inPlace, runDir),
+          workspace: plannedWorkspace(task.workspace, options.inPlace, runDir),
           preparing,
           initWritten,
         },
@@ -126,7 +126,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   await initWritten;
   const prepared = await preparing;
   const workspace = prepared?.workspace ?? task.workspace;
-  await rm(place.gitDir, { recursive: true, force: true });
+  removeSnapshots(place);
 
   const elapsedMs = performance.now() - startedAt;
   let final =
@@ -167,7 +167,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     passed: final.status === "completed" && checks.every((check) => check.passed),
     origin: options.origin,
   };
-  await writeFileAtomic(
+  writeFileAtomic(
     join(runDir, "summary.json"),
     redact(`${JSON.stringify(summaryJson(summary), null, 2)}\n`),
   );

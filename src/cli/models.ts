@@ -38,7 +38,10 @@ export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFacto
   return (task) => createReplayModel(replies.get(task.name) ?? [], task.replies ?? task.file);
 }
 
-/** Live: the Messages API with the key (required) and an optional base URL (proxy, gateway). */
+/**
+ * Live: the Messages API with the key (required) and an optional base URL (proxy, gateway). One
+ * client serves every task: it keeps no state between requests.
+ */
 export function liveModels(
   taskCount: number,
   apiKey: string | undefined,
@@ -51,7 +54,8 @@ export function liveModels(
   }
   const settings = retrySettings(env);
   const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
-  return () => createAnthropicModel({ apiKey, baseURL, ...settings });
+  const model = createAnthropicModel({ apiKey, baseURL, ...settings });
+  return () => model;
 }
 
 /** `AGENT_RUN_MAX_RETRIES` (default 4) and `AGENT_RUN_RETRY_DELAY` (first wait, default 500ms). */

@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { access, mkdir, readdir, realpath } from "node:fs/promises";
+import { constants, readdirSync } from "node:fs";
+import { access, mkdir, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
 import type { Task } from "../task/schema.js";
@@ -32,7 +32,7 @@ export async function prepareOutDir(
       );
     }
     const runDir = join(outDir, task.name);
-    if (!(await isReplaceable(runDir))) {
+    if (!isReplaceable(runDir)) {
       throw new ConfigError(
         `${runDir} exists and is not an agent-run output folder, so it will not be replaced; choose another --out or remove it`,
       );
@@ -50,10 +50,14 @@ export async function prepareOutDir(
   return warnings;
 }
 
-/** A task folder may be replaced when it does not exist, is empty, or holds an earlier run. */
-export async function isReplaceable(runDir: string): Promise<boolean> {
+/**
+ * A task folder may be replaced when it does not exist, is empty, or holds an earlier run.
+ * Synchronous: a batch asks for each of its tasks before any runs, where a thread-pool round trip
+ * per task costs more than the call.
+ */
+export function isReplaceable(runDir: string): boolean {
   try {
-    const entries = await readdir(runDir);
+    const entries = readdirSync(runDir);
     return entries.length === 0 || entries.includes(RUN_FOLDER_MARKER);
   } catch (error) {
     return error instanceof Error && "code" in error && error.code === "ENOENT";

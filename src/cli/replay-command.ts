@@ -66,7 +66,7 @@ export async function replayCommand(
     );
     const steps = recorded.replies.length;
     const runDir = join(outDir, recorded.task.name);
-    if (resolve(path) === join(runDir, "transcript.jsonl") || !(await isReplaceable(runDir))) {
+    if (resolve(path) === join(runDir, "transcript.jsonl") || !isReplaceable(runDir)) {
       throw new ConfigError(
         `${path}: --out ${outDir} would replace ${runDir}; choose another --out`,
       );

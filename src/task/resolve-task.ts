@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, parse, resolve } from "node:path";
 import type { TaskFileProblem } from "../errors.js";
 import { resolveChecks } from "./resolve-checks.js";
@@ -16,11 +16,11 @@ import { FILE_START, type Locator } from "./yaml-locator.js";
 const RELATIVE_HINT = "paths are relative to the task file's folder";
 
 /** Applies defaults, converts durations and makes paths absolute; checks the named paths exist. */
-export async function resolveTask(
+export function resolveTask(
   file: string,
   data: TaskFile,
   locator: Locator,
-): Promise<{ task: Task; problems: TaskFileProblem[] }> {
+): { task: Task; problems: TaskFileProblem[] } {
   const task = buildTask(file, data, locator);
   const problems: TaskFileProblem[] = [];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
@@ -36,7 +36,7 @@ export async function resolveTask(
     { field: "replies", value: data.replies, kind: "file" },
   ] as const;
   for (const { field, value, kind } of paths) {
-    const message = value === undefined ? undefined : await checkPath(dirname(file), value, kind);
+    const message = value === undefined ? undefined : checkPath(dirname(file), value, kind);
     if (message !== undefined)
       problems.push({ file, ...locator.value([field]), path: field, message });
   }
@@ -85,14 +85,10 @@ function shownPath(folder: string, value: string): string {
   return isAbsolute(value) ? value : join(folder, value);
 }
 
-async function checkPath(
-  folder: string,
-  value: string,
-  kind: "file" | "folder",
-): Promise<string | undefined> {
+function checkPath(folder: string, value: string, kind: "file" | "folder"): string | undefined {
   const path = shownPath(folder, value);
   try {
-    const info = await stat(path);
+    const info = statSync(path);
     if (kind === "folder" && !info.isDirectory())
       return `${JSON.stringify(path)} is a file, not a folder; point it at a folder`;
     if (kind === "file" && !info.isFile())
