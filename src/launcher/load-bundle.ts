@@ -1,4 +1,12 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -170,13 +178,28 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/** Writes through a temporary file and a rename, so concurrent runs never read half a cache. */
+/** Caches kept per folder: other builds and Node versions beyond these are removed. */
+export const MAX_CACHE_FILES = 4;
+
+/**
+ * Writes through a temporary file and a rename, so concurrent runs never read half a cache, then
+ * removes all but the newest `MAX_CACHE_FILES` caches (each new build or Node adds one).
+ */
 function writeCache(file: string, data: Buffer): void {
   const partial = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(partial, data, { mode: 0o600 });
     renameSync(partial, file);
+    removeOldCaches(dirname(file));
   } catch {
     // Best effort: without a cache the next start compiles from source again.
   }
+}
+
+function removeOldCaches(dir: string): void {
+  const caches = readdirSync(dir)
+    .filter((name) => name.endsWith(".v8cache"))
+    .map((name) => ({ path: join(dir, name), modifiedMs: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.modifiedMs - a.modifiedMs);
+  for (const old of caches.slice(MAX_CACHE_FILES)) rmSync(old.path, { force: true });
 }

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadBundle } from "../../src/launcher/load-bundle.js";
+import { loadBundle, MAX_CACHE_FILES } from "../../src/launcher/load-bundle.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 /** A stand-in for dist/bundle: a CommonJS entry exporting `main`, and its manifest. */
@@ -74,6 +74,28 @@ describe("loadBundle", () => {
       JSON.stringify({ entry: "entry.cjs", sha256: "bbbb2222" }),
     );
     expect(loadBundle(options).cacheStatus).toBe("missing");
+  });
+
+  it("keeps the newest caches only, as builds come and go", async () => {
+    await using ws = await tmpWorkspace({ files: BUNDLE_FILES });
+    const options = { bundleDir: ws.path("bundle"), cacheSetting: ws.path("cache") };
+    const builds = ["b1", "b2", "b3", "b4", "b5", "b6"];
+    for (const [index, sha256] of builds.entries()) {
+      writeFileSync(
+        ws.path("bundle/manifest.json"),
+        JSON.stringify({ entry: "entry.cjs", sha256 }),
+      );
+      const loaded = loadBundle(options);
+      loaded.saveCodeCache();
+      const when = new Date(Date.UTC(2026, 0, 1 + index));
+      utimesSync(loaded.cacheFile ?? "", when, when);
+    }
+    expect(
+      readdirSync(ws.path("cache"))
+        .map((name) => name.split("-")[0])
+        .sort(),
+    ).toEqual(["b3", "b4", "b5", "b6"]);
+    expect(MAX_CACHE_FILES).toBe(4);
   });
 
   it("caches nothing when AGENT_RUN_CODE_CACHE is off", async () => {
