@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Redactor } from "./redact.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
@@ -11,9 +12,11 @@ export type SnapshotPlace = { gitDir: string; excludePaths: string[] };
 /** The run's file name for the patch. */
 export const PATCH_FILE = "changes.patch";
 
-// The run folder's own few files are made, written and removed with synchronous calls: in a batch
-// the thread pool (four threads) is busy copying other tasks' workspaces, and each of these small
-// calls would wait behind that queue, and cost a round trip, at the start or end of a task.
+// The run folder's own small files are made, written and removed with synchronous calls: in a
+// batch the thread pool (four threads) is busy copying other tasks' workspaces, and each of these
+// small calls would wait behind that queue at the start or end of a task. Whatever can be large
+// (a previous run's workspace copy, the private git folder, the patch) goes through the thread
+// pool, so it never blocks the other tasks of the batch.
 
 /** The folder the agent will work in, before the copy exists: `runDir/workspace`, or the source itself. */
 export function plannedWorkspace(source: string, isInPlace: boolean, runDir: string): string {
@@ -29,18 +32,18 @@ function realPathOr(path: string): string {
 }
 
 /** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */
-export function clearRunDir(runDir: string, preserve: readonly string[]): void {
-  if (preserve.length === 0) rmSync(runDir, { recursive: true, force: true });
+export async function clearRunDir(runDir: string, preserve: readonly string[]): Promise<void> {
   mkdirSync(runDir, { recursive: true });
-  if (preserve.length === 0) return;
-  for (const entry of readdirSync(runDir)) {
-    if (!preserve.includes(entry)) rmSync(join(runDir, entry), { recursive: true, force: true });
-  }
+  await Promise.all(
+    readdirSync(runDir)
+      .filter((entry) => !preserve.includes(entry))
+      .map((entry) => rm(join(runDir, entry), { recursive: true, force: true })),
+  );
 }
 
 /** Removes a run's private git folder once its snapshots are done with. */
-export function removeSnapshots(place: SnapshotPlace): void {
-  rmSync(place.gitDir, { recursive: true, force: true });
+export async function removeSnapshots(place: SnapshotPlace): Promise<void> {
+  await rm(place.gitDir, { recursive: true, force: true });
 }
 
 /** Copies (or adopts) the workspace and records its starting state. */
@@ -69,11 +72,14 @@ export async function collectChanges(
     before,
     after,
   });
-  writeFileAtomic(join(runDir, PATCH_FILE), redact(diff.patch));
+  const patchFile = join(runDir, PATCH_FILE);
+  const temp = `${patchFile}.${process.pid}.tmp`;
+  await writeFile(temp, redact(diff.patch));
+  await rename(temp, patchFile);
   return diff;
 }
 
-/** Writes a file whole or not at all (a temp file renamed over it). */
+/** Writes a small file whole or not at all (a temp file renamed over it). */
 export function writeFileAtomic(path: string, content: string): void {
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, content);

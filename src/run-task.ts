@@ -78,7 +78,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const { task } = options;
   const startedAt = performance.now();
   const runDir = options.runDir ?? join(options.outDir, task.name);
-  clearRunDir(runDir, options.preserve ?? []);
+  await clearRunDir(runDir, options.preserve ?? []);
   const redact = options.redact ?? ((text: string) => text);
   const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"), { redact });
   const system = buildSystemPrompt(task.system);
@@ -126,7 +126,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   await initWritten;
   const prepared = await preparing;
   const workspace = prepared?.workspace ?? task.workspace;
-  removeSnapshots(place);
+  await removeSnapshots(place);
 
   const elapsedMs = performance.now() - startedAt;
   let final =

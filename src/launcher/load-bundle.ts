@@ -63,7 +63,7 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle {
   const manifest = readManifest(options.bundleDir);
   const file = join(options.bundleDir, manifest.entry);
   const source = readFileSync(file, "utf8");
-  const cacheFile = cacheFileFor(manifest, options.cacheSetting);
+  const cacheFile = cacheFileFor(manifest, statSync(file), options.cacheSetting);
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
   const script = new Script(wrapCommonJs(source), {
     filename: file,
@@ -90,7 +90,11 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle {
     saveCodeCache: () => {
       if (cacheFile === undefined || isSaved) return;
       isSaved = true;
-      writeCache(cacheFile, script.createCachedData());
+      try {
+        writeCache(cacheFile, script.createCachedData());
+      } catch {
+        // Best effort: without a cache the next start compiles from source again.
+      }
     },
   };
 }
@@ -141,8 +145,16 @@ function runCommonJs(script: Script, file: string): BundleExports {
   return { main: exports.main.bind(exports) };
 }
 
-/** The cache file for this bundle on this Node, or undefined when caching is off or unsafe. */
-function cacheFileFor(manifest: BundleManifest, setting: string | undefined): string | undefined {
+/**
+ * The cache file for this bundle on this Node, or undefined when caching is off or unsafe. The name
+ * also carries the bundle file's size and time, so a bundle edited in place (V8 itself checks only
+ * the source's length) never runs stale compiled code.
+ */
+function cacheFileFor(
+  manifest: BundleManifest,
+  bundle: { size: number; mtimeMs: number },
+  setting: string | undefined,
+): string | undefined {
   if (setting === "off" || setting === "0") return undefined;
   const userId = process.getuid?.();
   const dir =
@@ -150,7 +162,8 @@ function cacheFileFor(manifest: BundleManifest, setting: string | undefined): st
       ? setting
       : join(tmpdir(), `agent-run-code-cache${userId === undefined ? "" : `-${userId}`}`);
   if (!isPrivateFolder(dir, userId)) return undefined;
-  const name = `${manifest.sha256}-${process.version}-${process.arch}.v8cache`;
+  const edition = `${bundle.size}-${Math.round(bundle.mtimeMs)}`;
+  const name = `${manifest.sha256}-${edition}-${process.version}-${process.arch}.v8cache`;
   return join(dir, name);
 }
 
@@ -193,13 +206,23 @@ function writeCache(file: string, data: Buffer): void {
     removeOldCaches(dirname(file));
   } catch {
     // Best effort: without a cache the next start compiles from source again.
+    rmSync(partial, { force: true });
+  }
+}
+
+/** A file's time, or 0 when another run removed it meanwhile. */
+function modifiedMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 
 function removeOldCaches(dir: string): void {
   const caches = readdirSync(dir)
     .filter((name) => name.endsWith(".v8cache"))
-    .map((name) => ({ path: join(dir, name), modifiedMs: statSync(join(dir, name)).mtimeMs }))
+    .map((name) => ({ path: join(dir, name), modifiedMs: modifiedMs(join(dir, name)) }))
     .sort((a, b) => b.modifiedMs - a.modifiedMs);
   for (const old of caches.slice(MAX_CACHE_FILES)) rmSync(old.path, { force: true });
 }

@@ -25,7 +25,11 @@ type OpenBlock = Record<string, unknown> & { inputJson?: string };
 /** Builds the final message from a reply's events; `finish` throws if the stream broke off. */
 export type MessageAccumulator = {
   push(event: StreamEvent): void;
-  /** The message as the API would have sent it unstreamed. Throws when `message_stop` never came. */
+  /**
+   * The message as the API would have sent it unstreamed. Throws when the stream broke off before
+   * the stop reason (`message_delta`) came, or when a tool call's input is not valid JSON though
+   * the reply was not cut off at the output limit.
+   */
   finish(): Record<string, unknown>;
 };
 
@@ -58,10 +62,12 @@ export function createMessageAccumulator(): MessageAccumulator {
       }
     },
     finish() {
-      if (message === undefined || !hasStopped) {
+      // Some proxies close the stream after the stop reason, without message_stop.
+      if (message === undefined || (!hasStopped && (message.stop_reason ?? null) === null)) {
         throw new Error("the reply stream ended before the message was complete");
       }
-      return { ...message, content: blocks.map(closeBlock) };
+      const isCutOff = message.stop_reason === "max_tokens";
+      return { ...message, content: Array.from(blocks, (block) => closeBlock(block, isCutOff)) };
     },
   };
 }
@@ -95,20 +101,21 @@ function isDelta<T extends ContentDelta["type"]>(
 }
 
 /** The block as the API returns it: a tool call's input parsed from its streamed JSON. */
-function closeBlock(block: OpenBlock | undefined): Record<string, unknown> {
+function closeBlock(block: OpenBlock | undefined, isCutOff: boolean): Record<string, unknown> {
   if (block === undefined) return {};
   const { inputJson, ...rest } = block;
   if (inputJson === undefined) return rest;
-  return { ...rest, input: parseInput(inputJson) };
+  return { ...rest, input: parseInput(inputJson, isCutOff) };
 }
 
-function parseInput(json: string): unknown {
+function parseInput(json: string, isCutOff: boolean): unknown {
   if (json.trim() === "") return {};
   try {
     return JSON.parse(json);
-  } catch {
+  } catch (error) {
     // Cut off mid-input (stop_reason max_tokens): the loop answers such a call without running it.
-    return {};
+    if (isCutOff) return {};
+    throw new Error(`a tool call's input in the reply stream is not valid JSON: ${error}`);
   }
 }
 

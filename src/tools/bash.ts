@@ -50,7 +50,10 @@ const BashInputSchema = z
  */
 let execaModule: Promise<typeof import("execa")> | undefined;
 function loadExeca(): Promise<typeof import("execa")> {
-  execaModule ??= import("execa");
+  execaModule ??= import("execa").catch((error: unknown) => {
+    execaModule = undefined;
+    throw error;
+  });
   return execaModule;
 }
 

@@ -10,9 +10,10 @@ export const MIN_GIT_VERSION: { readonly major: number; readonly minor: number }
 const problemsByPath = new Map<string, Promise<string | undefined>>();
 
 /**
- * Why the git on `env.PATH` cannot be used (too old, or `git --version` fails), or undefined when
- * it is recent enough. Asked only after a git call failed, so the happy path spends no process on
- * it; a clear answer is kept for the life of the process.
+ * Why the git on `env.PATH` cannot be used (too old), or undefined when it is recent enough or
+ * `git --version` itself fails (then the failed call's own error says more). Asked only after a
+ * git call failed, so the happy path spends no process on it; a clear answer is kept for the life
+ * of the process.
  */
 export function findGitVersionProblem(env: Record<string, string>): Promise<string | undefined> {
   const key = env.PATH ?? "";
@@ -33,8 +34,9 @@ async function readVersionProblem(env: Record<string, string>): Promise<string |
       .toString("utf8")
       .trim();
   } catch {
+    // No answer (e.g. out of processes under load): ask again next time.
     problemsByPath.delete(env.PATH ?? "");
-    return `\`git --version\` failed; ${needed}`;
+    return undefined;
   }
   const match = /(\d+)\.(\d+)/.exec(output);
   const major = Number(match?.[1] ?? 0);

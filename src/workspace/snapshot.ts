@@ -43,10 +43,15 @@ export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snaps
   }
   // A fresh index holds nothing a rule could match. Otherwise the check runs beside write-tree,
   // whose tree is kept only when nothing had to be dropped (almost always).
-  const [tree, ignored] = await Promise.all([
+  // Both settle before either failure is thrown, so no git process outlives the snapshot.
+  const [treeResult, ignoredResult] = await Promise.allSettled([
     writeTree(target),
-    hasIndex ? listIgnoredEntries(target) : Buffer.alloc(0),
+    hasIndex ? listIgnoredEntries(target) : Promise.resolve(Buffer.alloc(0)),
   ]);
+  if (treeResult.status === "rejected") throw treeResult.reason;
+  if (ignoredResult.status === "rejected") throw ignoredResult.reason;
+  const tree = treeResult.value;
+  const ignored = ignoredResult.value;
   if (ignored.length === 0) return { tree };
   await removeEntries(target, ignored);
   return { tree: await writeTree(target) };

@@ -42,8 +42,9 @@ describe("loadBundle", () => {
     expect(first.cacheStatus).toBe("missing");
     expect(await first.exports.main(["a", "b"], { handleSignals: false })).toBe("entry.cjs:a,b");
     first.saveCodeCache();
+    const bundleFile = statSync(ws.path("bundle/entry.cjs"));
     expect(readdirSync(ws.path("cache"))).toEqual([
-      `aaaa1111-${process.version}-${process.arch}.v8cache`,
+      `aaaa1111-${bundleFile.size}-${Math.round(bundleFile.mtimeMs)}-${process.version}-${process.arch}.v8cache`,
     ]);
     expect(statSync(ws.path("cache")).mode & 0o777).toBe(0o700);
 
@@ -74,6 +75,20 @@ describe("loadBundle", () => {
       JSON.stringify({ entry: "entry.cjs", sha256: "bbbb2222" }),
     );
     expect(loadBundle(options).cacheStatus).toBe("missing");
+  });
+
+  it("never reuses the cache of a bundle edited in place (same hash and length)", async () => {
+    await using ws = await tmpWorkspace({ files: BUNDLE_FILES });
+    const options = { bundleDir: ws.path("bundle"), cacheSetting: ws.path("cache") };
+    loadBundle(options).saveCodeCache();
+    const edited = BUNDLE_FILES["bundle/entry.cjs"].replace("':'", "'='");
+    writeFileSync(ws.path("bundle/entry.cjs"), edited);
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(ws.path("bundle/entry.cjs"), later, later);
+
+    const loaded = loadBundle(options);
+    expect(loaded.cacheStatus).toBe("missing");
+    expect(await loaded.exports.main(["e"], { handleSignals: false })).toBe("entry.cjs=e");
   });
 
   it("keeps the newest caches only, as builds come and go", async () => {

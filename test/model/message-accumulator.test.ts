@@ -111,7 +111,39 @@ describe("createMessageAccumulator", () => {
     ]);
   });
 
-  it("refuses to finish a stream that broke off before message_stop", () => {
+  it("accepts a stream that has its stop reason but no message_stop (some proxies drop it)", () => {
+    const message = accumulate([
+      START,
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "Done." } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 3 } },
+    ]);
+    expect(message.stop_reason).toBe("end_turn");
+    expect(message.content).toEqual([{ type: "text", text: "Done." }]);
+  });
+
+  it("refuses tool input that is not JSON when the reply was not cut off", () => {
+    expect(() =>
+      accumulate([
+        START,
+        {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "tool_use", id: "toolu_1", name: "bash", input: {} },
+        },
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "input_json_delta", partial_json: '{"command": ' },
+        },
+        { type: "content_block_stop", index: 0 },
+        { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } },
+        { type: "message_stop" },
+      ]),
+    ).toThrow(/tool call's input in the reply stream is not valid JSON/);
+  });
+
+  it("refuses to finish a stream that broke off before its stop reason", () => {
     const accumulator = createMessageAccumulator();
     accumulator.push(START);
     accumulator.push({ type: "content_block_start", index: 0, content_block: { type: "text" } });
