@@ -7,12 +7,10 @@ import type {
   CompleteOptions,
   Message,
   ModelClient,
-  ModelReply,
   ModelRequest,
   RetryNotice,
-  Usage,
 } from "./model-client.js";
-import { ModelError } from "./model-client.js";
+import { ModelError, toModelReply } from "./model-client.js";
 
 export type AnthropicModelOptions = {
   apiKey: string;
@@ -59,7 +57,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
           hasStarted = true;
           const accumulator = createMessageAccumulator();
           for await (const event of events) accumulator.push(event);
-          return toReply(accumulator.finish());
+          // Built from the parsed events: plain JSON data, the shape the API returns unstreamed.
+          return toModelReply(accumulator.finish() as ApiMessage);
         } catch (error) {
           const canRetry =
             hasStarted &&
@@ -136,31 +135,6 @@ function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
     index === last ? { ...block, cache_control: EPHEMERAL } : block,
   );
   return { role: message.role, content } as Anthropic.MessageParam;
-}
-
-function toReply(accumulated: Record<string, unknown>): ModelReply {
-  // Built from the parsed events: plain JSON data, the shape the API returns unstreamed.
-  const message = accumulated as ApiMessage;
-  return {
-    message,
-    content: message.content,
-    stopReason: message.stop_reason,
-    usage: toUsage(message.usage),
-  };
-}
-
-function toUsage(usage: Record<string, unknown>): Usage {
-  return {
-    inputTokens: tokenCount(usage.input_tokens),
-    outputTokens: tokenCount(usage.output_tokens),
-    cacheCreationInputTokens: tokenCount(usage.cache_creation_input_tokens),
-    cacheReadInputTokens: tokenCount(usage.cache_read_input_tokens),
-  };
-}
-
-/** A usage field; the API leaves cache counts null or out when there are none. */
-function tokenCount(value: unknown): number {
-  return typeof value === "number" ? value : 0;
 }
 
 /** Reports each failed attempt the SDK is about to retry. */

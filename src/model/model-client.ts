@@ -97,6 +97,30 @@ export class ModelError extends Error {
   }
 }
 
+/** A reply in the loop's terms, from the message as the API sent it (streamed, recorded or scripted). */
+export function toModelReply(message: ApiMessage): ModelReply {
+  return {
+    message,
+    content: message.content,
+    stopReason: message.stop_reason,
+    usage: usageOf(message.usage),
+  };
+}
+
+/** The API's usage fields; cache counts it leaves out or sets to null count as 0. */
+function usageOf(usage: Record<string, unknown>): Usage {
+  const count = (key: string) => {
+    const value = usage[key];
+    return typeof value === "number" ? value : 0;
+  };
+  return {
+    inputTokens: count("input_tokens"),
+    outputTokens: count("output_tokens"),
+    cacheCreationInputTokens: count("cache_creation_input_tokens"),
+    cacheReadInputTokens: count("cache_read_input_tokens"),
+  };
+}
+
 export const ZERO_USAGE: Usage = {
   inputTokens: 0,
   outputTokens: 0,

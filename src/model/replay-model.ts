@@ -1,4 +1,4 @@
-import { type ApiMessage, type ModelClient, ModelError, type Usage } from "./model-client.js";
+import { type ApiMessage, type ModelClient, ModelError, toModelReply } from "./model-client.js";
 
 /**
  * Plays recorded or scripted replies in order, ignoring the request: the model for `--offline`
@@ -16,25 +16,7 @@ export function createReplayModel(replies: readonly ApiMessage[], source: string
         );
       }
       next += 1;
-      return {
-        message,
-        content: message.content,
-        stopReason: message.stop_reason,
-        usage: usageOf(message.usage),
-      };
+      return toModelReply(message);
     },
-  };
-}
-
-function usageOf(usage: Record<string, unknown>): Usage {
-  const count = (key: string) => {
-    const value = usage[key];
-    return typeof value === "number" ? value : 0;
-  };
-  return {
-    inputTokens: count("input_tokens"),
-    outputTokens: count("output_tokens"),
-    cacheCreationInputTokens: count("cache_creation_input_tokens"),
-    cacheReadInputTokens: count("cache_read_input_tokens"),
   };
 }
