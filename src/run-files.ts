@@ -1,10 +1,11 @@
-import { mkdirSync, readdirSync, realpathSync, renameSync, writeFileSync } from "node:fs";
-import { rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, readdirSync, realpathSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Redactor } from "./redact.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
 import { type Snapshot, snapshotWorkspace } from "./workspace/snapshot.js";
+import { writeFileAtomic } from "./write-file-atomic.js";
 
 /** Where a run's private snapshots live, and what in the workspace is not content. */
 export type SnapshotPlace = { gitDir: string; excludePaths: string[] };
@@ -12,11 +13,10 @@ export type SnapshotPlace = { gitDir: string; excludePaths: string[] };
 /** The run's file name for the patch. */
 export const PATCH_FILE = "changes.patch";
 
-// The run folder's own small files are made, written and removed with synchronous calls: in a
-// batch the thread pool (four threads) is busy copying other tasks' workspaces, and each of these
-// small calls would wait behind that queue at the start or end of a task. Whatever can be large
-// (a previous run's workspace copy, the private git folder, the patch) goes through the thread
-// pool, so it never blocks the other tasks of the batch.
+// The run folder is made and looked up with synchronous calls: in a batch the thread pool (four
+// threads) is busy copying other tasks' workspaces, and these small calls would wait behind that
+// queue at the start of a task. Whatever can be large (a previous run's workspace copy, the
+// private git folder, the patch) goes through the thread pool, so it never blocks the other tasks.
 
 /** The folder the agent will work in, before the copy exists: `runDir/workspace`, or the source itself. */
 export function plannedWorkspace(source: string, isInPlace: boolean, runDir: string): string {
@@ -72,16 +72,6 @@ export async function collectChanges(
     before,
     after,
   });
-  const patchFile = join(runDir, PATCH_FILE);
-  const temp = `${patchFile}.${process.pid}.tmp`;
-  await writeFile(temp, redact(diff.patch));
-  await rename(temp, patchFile);
+  await writeFileAtomic(join(runDir, PATCH_FILE), redact(diff.patch));
   return diff;
-}
-
-/** Writes a small file whole or not at all (a temp file renamed over it). */
-export function writeFileAtomic(path: string, content: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, content);
-  renameSync(temp, path);
 }

@@ -18,7 +18,6 @@ import {
   prepare,
   removeSnapshots,
   type SnapshotPlace,
-  writeFileAtomic,
 } from "./run-files.js";
 import type { Task } from "./task/schema.js";
 import {
@@ -33,6 +32,7 @@ import { TranscriptWriter } from "./transcript/writer.js";
 import { AGENT_RUN_VERSION } from "./version.js";
 import type { WorkspaceChanges } from "./workspace/changes.js";
 import { contentHash, type Snapshot } from "./workspace/snapshot.js";
+import { writeFileAtomic } from "./write-file-atomic.js";
 
 /** Everything one task run needs, already resolved by the command line. */
 export type RunTaskOptions = {
@@ -167,7 +167,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     passed: final.status === "completed" && checks.every((check) => check.passed),
     origin: options.origin,
   };
-  writeFileAtomic(
+  await writeFileAtomic(
     join(runDir, "summary.json"),
     redact(`${JSON.stringify(summaryJson(summary), null, 2)}\n`),
   );

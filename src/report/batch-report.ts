@@ -1,6 +1,6 @@
-import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Redactor } from "../redact.js";
+import { writeFileAtomic } from "../write-file-atomic.js";
 import { buildReport } from "./aggregate.js";
 import { loadRunSummaries } from "./load-runs.js";
 import { formatReportMarkdown } from "./markdown.js";
@@ -25,9 +25,7 @@ export async function writeBatchReport(
     ),
   );
   const report = buildReport(runs);
-  const file = join(outDir, "report.json");
-  await writeFile(`${file}.tmp`, redact(reportJson(report)));
-  await rename(`${file}.tmp`, file);
+  await writeFileAtomic(join(outDir, "report.json"), redact(reportJson(report)));
   return formatReportMarkdown(report);
 }
 
@@ -37,8 +35,6 @@ export async function writeBatchReport(
  */
 export async function refreshFolderReport(outDir: string): Promise<string> {
   const report = buildReport(await loadRunSummaries([outDir]));
-  const file = join(outDir, "report.json");
-  await writeFile(`${file}.tmp`, reportJson(report));
-  await rename(`${file}.tmp`, file);
+  await writeFileAtomic(join(outDir, "report.json"), reportJson(report));
   return formatReportMarkdown(report);
 }
