@@ -1,9 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
 import { evaluateRunCheck, MAX_CHECK_OUTPUT_CHARS } from "../../src/checks/run-check.js";
 import type { Check } from "../../src/checks/types.js";
 import { checkContext } from "../helpers/check-context.js";
-import { waitUntilGone } from "../helpers/processes.js";
+import { readPidFile, waitUntilGone } from "../helpers/processes.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const runCheck = (command: string, timeoutMs = 10_000): Extract<Check, { kind: "run" }> => ({
@@ -57,7 +56,7 @@ describe("evaluateRunCheck", () => {
       checkContext(ws.root),
     );
 
-    const backgroundPid = Number((await readFile(ws.path("bg.pid"), "utf8")).trim());
+    const backgroundPid = await readPidFile(ws.path("bg.pid"));
     expect(outcome.passed).toBe(false);
     expect(outcome.message).toBe(
       "`sleep 30 & echo $! > bg.pid; echo started; wait` timed out after 500ms; process tree killed",

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { applyPatchToCopy, readSummary, readTranscript } from "../helpers/outputs.js";
-import { waitUntilGone } from "../helpers/processes.js";
+import { readPidFile, waitUntilGone } from "../helpers/processes.js";
 import { reply } from "../helpers/replies.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
@@ -125,8 +125,7 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
       ANTHROPIC_BASE_URL: server.url,
     });
     const pidFile = join(dir, "out", "cancel-me", "workspace", "pid.txt");
-    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 50));
-    const shellPid = Number((await readFile(pidFile, "utf8")).trim());
+    const shellPid = await readPidFile(pidFile);
     child.kill("SIGTERM");
     const result = await done;
 

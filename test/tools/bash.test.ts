@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, test } from "vitest";
 import { createBashTool } from "../../src/tools/bash.js";
-import { waitUntilGone } from "../helpers/processes.js";
+import { readPidFile, waitUntilGone } from "../helpers/processes.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
@@ -15,10 +15,6 @@ const ctxFor = (root: string, signal = new AbortController().signal) => ({
 const ESCAPED_SLEEP = "setsid sh -c 'echo $$ > pid.txt; exec sleep 20'";
 const STREAM_CUT_NOTE =
   "[output stream closed after the command exited; a background process still held it open]";
-
-async function readPid(path: string): Promise<number> {
-  return Number((await readFile(path, "utf8")).trim());
-}
 
 describe("bash", () => {
   const spawned: number[] = [];
@@ -89,7 +85,7 @@ describe("bash", () => {
       ctxFor(ws.root),
     );
 
-    const pid = await readPid(ws.path("pid.txt"));
+    const pid = await readPidFile(ws.path("pid.txt"));
     spawned.push(pid);
     expect(result).toEqual({
       content: "(no output)\n[timed out after 300ms; process tree killed]",
@@ -111,7 +107,7 @@ describe("bash", () => {
       ctxFor(ws.root, controller.signal),
     );
 
-    const pid = await readPid(ws.path("pid.txt"));
+    const pid = await readPidFile(ws.path("pid.txt"));
     spawned.push(pid);
     expect(result).toEqual({
       content: "started\n[cancelled: the run was cancelled; process tree killed]",
@@ -140,7 +136,7 @@ describe("bash", () => {
 
     const result = await bash.execute({ command: "sleep 30 & echo $! > pid.txt" }, ctxFor(ws.root));
 
-    const pid = await readPid(ws.path("pid.txt"));
+    const pid = await readPidFile(ws.path("pid.txt"));
     spawned.push(pid);
     expect(result.content).toBe("(no output)\n[exit code: 0]");
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -157,7 +153,7 @@ describe("bash", () => {
       ctxFor(ws.root),
     );
 
-    spawned.push(await readPid(ws.path("pid.txt")));
+    spawned.push(await readPidFile(ws.path("pid.txt")));
     expect(result).toEqual({
       content: `started\n${STREAM_CUT_NOTE}\n[timed out after 1s; process tree killed]`,
       isError: true,
@@ -176,7 +172,7 @@ describe("bash", () => {
       ctxFor(ws.root),
     );
 
-    spawned.push(await readPid(ws.path("pid.txt")));
+    spawned.push(await readPidFile(ws.path("pid.txt")));
     expect(result).toEqual({
       content: `started\n${STREAM_CUT_NOTE}\n[exit code: 0]`,
       isError: false,
