@@ -65,7 +65,7 @@ export async function collectChanges(
   before: Snapshot,
   redact: Redactor,
 ): Promise<WorkspaceChanges> {
-  const after = await snapshotWorkspace(place);
+  const after = await snapshotWorkspace({ ...place, previous: before });
   const diff = await diffSnapshots({
     workspace: place.workspace,
     gitDir: place.gitDir,

@@ -126,7 +126,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   await initWritten;
   const prepared = await preparing;
   const workspace = prepared?.workspace ?? task.workspace;
-  await removeSnapshots(place);
+  // Scratch space only: it goes while the result and the summary are written.
+  const removing = removeSnapshots(place);
 
   const elapsedMs = performance.now() - startedAt;
   let final =
@@ -167,10 +168,13 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     passed: final.status === "completed" && checks.every((check) => check.passed),
     origin: options.origin,
   };
-  await writeFileAtomic(
-    join(runDir, "summary.json"),
-    redact(`${JSON.stringify(summaryJson(summary), null, 2)}\n`),
-  );
+  await Promise.all([
+    writeFileAtomic(
+      join(runDir, "summary.json"),
+      redact(`${JSON.stringify(summaryJson(summary), null, 2)}\n`),
+    ),
+    removing,
+  ]);
   return summary;
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { isSameOrInside, resolveRealPath } from "./real-path.js";
-import { type GitTarget, runGit } from "./run-git.js";
+import type { GitTarget } from "./run-git.js";
 
 /**
  * Highest-precedence attributes: store every file's bytes unchanged, whatever the workspace's own
@@ -30,9 +30,7 @@ export async function openPrivateGitDir(options: PrivateGitDirOptions): Promise<
   });
   await mkdir(options.gitDir, { recursive: true });
   const gitDir = await realpath(options.gitDir);
-  if (!existsSync(join(gitDir, "HEAD"))) {
-    await runGit({ gitDir }, ["init", "--quiet", "--bare", "--template="]);
-  }
+  if (!existsSync(join(gitDir, "HEAD"))) await createGitDir(gitDir);
   const extra = await Promise.all((options.excludePaths ?? []).map(resolveRealPath));
   const excluded = [gitDir, ...extra]
     .filter((path) => path !== workTree && isSameOrInside(path, workTree))
@@ -41,6 +39,19 @@ export async function openPrivateGitDir(options: PrivateGitDirOptions): Promise<
   await writeFile(join(gitDir, "info", "attributes"), RAW_BYTES_ATTRIBUTES);
   await writeFile(join(gitDir, "info", "exclude"), excluded.map((line) => `${line}\n`).join(""));
   return { gitDir, workTree };
+}
+
+/**
+ * What git needs to see a repository (HEAD, objects/ and refs/), made directly. `git init` would
+ * cost a process and a dozen more files (config, refs/heads, refs/tags, probes for the file
+ * system's abilities) that snapshots never read: every setting they depend on is pinned on the
+ * command line (run-git.ts), and they write no refs. HEAD comes last: it marks the folder as done.
+ */
+async function createGitDir(gitDir: string): Promise<void> {
+  await Promise.all(
+    ["objects", "refs"].map((name) => mkdir(join(gitDir, name), { recursive: true })),
+  );
+  await writeFile(join(gitDir, "HEAD"), "ref: refs/heads/snapshots\n");
 }
 
 /** An anchored gitignore pattern matching exactly one workspace-relative path. */

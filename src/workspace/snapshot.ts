@@ -16,6 +16,11 @@ export type SnapshotOptions = {
   gitDir: string;
   /** Absolute paths inside the workspace that are not content (a run folder inside it, in place). */
   excludePaths?: readonly string[];
+  /**
+   * The snapshot last taken into this git dir, if any. Its tree is what the index holds, so when
+   * `add` stages nothing and no entry became ignored, it is the answer and `write-tree` is skipped.
+   */
+  previous?: Snapshot;
 };
 
 /**
@@ -31,14 +36,23 @@ export type SnapshotOptions = {
  * The index lives in the git dir (`<gitDir>/index`) and speeds up later snapshots. Take one
  * snapshot at a time per git dir (git locks the index).
  *
- * Usually this is two git calls (`add`, `write-tree`), plus the ignore check on a reused index;
- * the careful path for nested repositories runs only when `add` meets one.
+ * Usually this is two git calls (`add`, `write-tree`), plus the ignore check on a reused index
+ * (or only that check, when nothing changed since `previous`); the careful path for nested
+ * repositories runs only when `add` meets one.
  */
 export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snapshot> {
   const target = await openPrivateGitDir(options);
   const hasIndex = existsSync(join(target.gitDir, "index"));
-  if ((await stageAll(target)) === "met-nested-repos") {
+  const staged = await stageAll(target);
+  if (staged === "met-nested-repos") {
     await stageWithNestedRepos(target);
+    return { tree: await writeTree(target) };
+  }
+  // An ignored .gitignore can change without `add` seeing it, so the check still runs.
+  if (staged === "unchanged" && hasIndex && options.previous !== undefined) {
+    const ignored = await listIgnoredEntries(target);
+    if (ignored.length === 0) return options.previous;
+    await removeEntries(target, ignored);
     return { tree: await writeTree(target) };
   }
   // A fresh index holds nothing a rule could match. Otherwise the check runs beside write-tree,
@@ -67,17 +81,18 @@ async function writeTree(target: GitTarget): Promise<string> {
 }
 
 /**
- * `add --all --verbose`, telling whether it met a nested repository. It prints "add '<path>'" or
+ * `add --all --verbose`, telling whether it staged anything and whether it met a nested repository. It prints "add '<path>'" or
  * "remove '<path>'" per entry, and a nested repository's path (recorded as a gitlink) ends in "/";
  * a file name holding "/'" and a line break can only make this too careful. It fails on a nested
  * repository without a commit; the careful path then adds again and reports any other failure.
  */
-async function stageAll(target: GitTarget): Promise<"staged" | "met-nested-repos"> {
+async function stageAll(target: GitTarget): Promise<"unchanged" | "staged" | "met-nested-repos"> {
   let printed: Buffer;
   try {
     printed = await addAll(target);
   } catch {
     return "met-nested-repos";
   }
+  if (printed.length === 0) return "unchanged";
   return printed.includes("/'\n") ? "met-nested-repos" : "staged";
 }

@@ -267,8 +267,54 @@ describe("snapshotWorkspace", () => {
     await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
     const second = (await loggedGit.calls()).slice(first.length);
 
-    expect(first).toEqual(["init", "add", "write-tree"]);
+    expect(first).toEqual(["add", "write-tree"]);
     expect(second.sort()).toEqual(["add", "ls-files", "write-tree"]);
+  });
+
+  it("skips write-tree when nothing changed since the previous snapshot", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "a\n", "dir/b.txt": "b\n" } });
+    await using runs = await tmpWorkspace();
+    await using loggedGit = await loggingGit();
+    const before = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+    const first = (await loggedGit.calls()).length;
+
+    const after = await snapshotWorkspace({
+      workspace: ws.root,
+      gitDir: runs.path("git"),
+      previous: before,
+    });
+
+    expect(after).toEqual(before);
+    expect((await loggedGit.calls()).slice(first)).toEqual(["add", "ls-files"]);
+  });
+
+  it("with a previous snapshot, still drops what an ignored .gitignore's new rule matches", async () => {
+    await using ws = await tmpWorkspace({
+      files: { ".gitignore": ".*\n", "sub/.gitignore": "\n", "sub/a.txt": "a\n", "b.txt": "b\n" },
+    });
+    await using runs = await tmpWorkspace();
+    const before = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+
+    await writeFile(ws.path("sub/.gitignore"), "a.txt\n");
+    const after = await snapshotWorkspace({
+      workspace: ws.root,
+      gitDir: runs.path("git"),
+      previous: before,
+    });
+    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
+
+    expect(after).toEqual(fresh);
+    expect(after).not.toEqual(before);
+  });
+
+  it("makes a git dir that git itself accepts", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "a\n" } });
+    await using runs = await tmpWorkspace();
+
+    const { tree } = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+
+    expect(git(runs.root, "--git-dir", runs.path("git"), "fsck", "--no-dangling").trim()).toBe("");
+    expect(Object.keys(listTree(runs.path("git"), tree))).toEqual(["a.txt"]);
   });
 
   it("leaves out a git dir and excluded paths inside the workspace", async () => {
