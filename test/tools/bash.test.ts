@@ -234,4 +234,22 @@ describe("bash", () => {
       exitCode: null,
     });
   });
+
+  test("a command node cannot start (a NUL byte) is an error result, not a crash", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute({ command: "echo a\0b" }, ctxFor(ws.root));
+
+    expect(result).toMatchObject({ isError: true, exitCode: null, timedOut: false });
+    expect(result.content).toMatch(/^\(no output\)\n\[failed to start: .*null bytes/);
+  });
+
+  test("a workspace folder that is gone is an error result", async () => {
+    await using ws = await tmpWorkspace();
+
+    const result = await bash.execute({ command: "true" }, ctxFor(ws.path("gone")));
+
+    expect(result).toMatchObject({ isError: true, exitCode: null, timedOut: false });
+    expect(result.content).toMatch(/^\(no output\)\n\[failed to start: .*ENOENT/);
+  });
 });
