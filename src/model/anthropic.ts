@@ -1,5 +1,8 @@
 import type { Middleware } from "@anthropic-ai/sdk";
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk/error";
+import type Anthropic from "@anthropic-ai/sdk/index";
+import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import { messageOf } from "../errors.js";
 import { createMessageAccumulator } from "./message-accumulator.js";
 import type {
@@ -26,10 +29,19 @@ export type AnthropicModelOptions = {
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
+/**
+ * The SDK's client with the Messages API only. The full `Anthropic` client builds every resource
+ * of the API (beta, files, models, organization, …); built from `BaseAnthropic`, the bundle leaves
+ * them out, and agent-run loads and starts faster.
+ */
+class MessagesClient extends BaseAnthropic {
+  messages: Messages = new Messages(this);
+}
+
 /** The Messages API, streamed, behind `ModelClient`; the only module that imports the SDK. */
 export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
   const maxRetries = options.maxRetries ?? 4;
-  const client = new Anthropic({
+  const client = new MessagesClient({
     apiKey: options.apiKey,
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     maxRetries,
