@@ -43,6 +43,20 @@ const lazyStringWidth = {
   },
 };
 
+/**
+ * zod's namespace (`z`) re-exports every translation of its error messages (`z.locales`, about a
+ * quarter of the bundle), and esbuild cannot drop what a namespace might reach. agent-run writes
+ * its own messages and uses none of them, so that one module becomes an empty namespace.
+ */
+const noZodLocales = {
+  name: "no-zod-locales",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: "export {};",
+    }));
+  },
+};
+
 // A previous build's files (and the former ESM chunks) must not linger.
 await rm(OUT_DIR, { recursive: true, force: true });
 
@@ -57,7 +71,7 @@ await build({
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [lazyStringWidth],
+  plugins: [lazyStringWidth, noZodLocales],
   // Our code and some dependencies use import.meta.url; in CommonJS it is the bundle's own URL.
   define: { "import.meta.url": "__agentRunModuleUrl" },
   banner: {
