@@ -33,5 +33,9 @@ const bundle = loadBundle({
   cacheSetting: process.env.AGENT_RUN_CODE_CACHE,
 });
 subscribe(REQUEST_CREATED, tuneMemory);
-process.exitCode = await bundle.exports.main(process.argv.slice(2), { handleSignals: true });
+const code = await bundle.exports.main(process.argv.slice(2), { handleSignals: true });
 bundle.saveCodeCache();
+// Everything is written. Exiting here skips Node's teardown of the JavaScript heap (a few ms);
+// what is still queued for stdout and stderr (pipes are asynchronous on some systems) goes first.
+await Promise.all([process.stdout, process.stderr].map((s) => new Promise((r) => s.write("", r))));
+process.exit(code);

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Redactor } from "./redact.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
@@ -9,6 +10,9 @@ import { writeFileAtomic } from "./write-file-atomic.js";
 
 /** Where a run's private snapshots live, and what in the workspace is not content. */
 export type SnapshotPlace = { gitDir: string; excludePaths: string[] };
+
+/** How long a task's copy waits for its first model request to leave (see `prepare`). */
+const FIRST_REQUEST_HEAD_START_MS = 1;
 
 /** The run's file name for the patch. */
 export const PATCH_FILE = "changes.patch";
@@ -46,15 +50,27 @@ export async function removeSnapshots(place: SnapshotPlace): Promise<void> {
   await rm(place.gitDir, { recursive: true, force: true });
 }
 
-/** Copies (or adopts) the workspace and records its starting state. */
+/**
+ * Copies (or adopts) the workspace and records its starting state, beside the task's first model
+ * call. It starts a moment later, so that the request (whose connection takes an event-loop turn
+ * or two) goes out first and the copy runs while the model answers; the copy of a small folder is
+ * one synchronous stretch. `onReady` comes as soon as the files have been read for the snapshot:
+ * the agent's tools may change them from then on, while the snapshot's tree is still being written.
+ */
 export async function prepare(
   source: string,
   isInPlace: boolean,
   runDir: string,
   place: SnapshotPlace,
+  onReady?: () => void,
 ): Promise<{ workspace: string; before: Snapshot }> {
+  await sleep(FIRST_REQUEST_HEAD_START_MS);
   const { path } = await prepareWorkspace({ source, runDir, inPlace: isInPlace });
-  const before = await snapshotWorkspace({ workspace: path, ...place });
+  const before = await snapshotWorkspace({
+    workspace: path,
+    ...place,
+    ...(onReady === undefined ? {} : { onStaged: onReady }),
+  });
   return { workspace: path, before };
 }
 

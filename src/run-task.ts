@@ -32,7 +32,7 @@ import { TranscriptWriter } from "./transcript/writer.js";
 import { AGENT_RUN_VERSION } from "./version.js";
 import type { WorkspaceChanges } from "./workspace/changes.js";
 import { contentHash, type Snapshot } from "./workspace/snapshot.js";
-import { writeFileAtomic } from "./write-file-atomic.js";
+import { writeFileAtomicSync } from "./write-file-atomic.js";
 
 /** Everything one task run needs, already resolved by the command line. */
 export type RunTaskOptions = {
@@ -89,14 +89,27 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   };
 
   // The workspace is copied and snapshotted while the first model call is on its way: tools wait
-  // for it (`ready`), and the transcript's lines wait for its init line.
+  // until its files are read (`ready`), and the transcript's lines wait for its init line.
   const isSkipped = options.signal.aborted || options.skipReason !== undefined;
+  let markReady = () => {};
+  const staged = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
   const preparing = isSkipped
     ? Promise.resolve(undefined)
-    : prepare(task.workspace, options.inPlace, runDir, place).catch((error: unknown) => {
-        problems.push(`could not prepare the workspace: ${messageOf(error)}`);
-        return undefined;
-      });
+    : prepare(task.workspace, options.inPlace, runDir, place, () => markReady()).catch(
+        (error: unknown) => {
+          problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+          return undefined;
+        },
+      );
+  const ready = Promise.race([
+    staged,
+    preparing.then((prepared) => {
+      if (prepared === undefined) throw new Error("the workspace could not be prepared");
+    }),
+  ]);
+  ready.catch(() => {}); // handled where the loop awaits it; a run that ends without tools never does
   const initWritten = preparing
     .then((prepared) =>
       transcript.write(
@@ -118,6 +131,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
           system,
           workspace: plannedWorkspace(task.workspace, options.inPlace, runDir),
           preparing,
+          ready,
           initWritten,
         },
         transcript,
@@ -168,13 +182,14 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     passed: final.status === "completed" && checks.every((check) => check.passed),
     origin: options.origin,
   };
-  await Promise.all([
-    writeFileAtomic(
+  try {
+    writeFileAtomicSync(
       join(runDir, "summary.json"),
       redact(`${JSON.stringify(summaryJson(summary), null, 2)}\n`),
-    ),
-    removing,
-  ]);
+    );
+  } finally {
+    await removing;
+  }
   return summary;
 }
 
@@ -186,6 +201,8 @@ type RunPlan = SnapshotPlace & {
   runDir: string;
   system: string;
   preparing: Promise<Prepared | undefined>;
+  /** Settles once the tools may use the workspace; rejects when it could not be prepared. */
+  ready: Promise<void>;
   initWritten: Promise<void>;
 };
 
@@ -203,15 +220,20 @@ async function runAndCollect(
   changes: WorkspaceChanges | undefined;
   checks: CheckResult[];
 }> {
-  const transcriptFailed = new AbortController();
+  // Ends the run early: the transcript cannot be written, or the workspace's starting snapshot
+  // failed after the tools were let in (its changes could not be shown).
+  const stop = new AbortController();
+  void plan.preparing.then((prepared) => {
+    if (prepared === undefined) stop.abort("cancelled");
+  });
   const pending: AgentEvent[] = [];
   let isInitWritten = false;
   const write = (event: AgentEvent) => {
     try {
       transcript.write(eventLine(event));
     } catch (error) {
-      if (!transcriptFailed.signal.aborted) problems.push(messageOf(error));
-      transcriptFailed.abort("cancelled");
+      if (!stop.signal.aborted) problems.push(messageOf(error));
+      stop.abort("cancelled");
     }
   };
   void plan.initWritten.then(() => {
@@ -223,18 +245,14 @@ async function runAndCollect(
     else pending.push(event);
     options.onEvent?.(event);
   };
-  const ready = plan.preparing.then((prepared) => {
-    if (prepared === undefined) throw new Error("the workspace could not be prepared");
-  });
-  ready.catch(() => {}); // handled where the loop awaits it; a run that ends without tools never does
 
   const result = await runAgentWithLimits(
     options,
     plan.system,
     plan.workspace,
     record,
-    transcriptFailed.signal,
-    ready,
+    stop.signal,
+    plan.ready,
   ).catch((error: unknown) => {
     problems.push(`internal error: ${messageOf(error)}`);
     return undefined;

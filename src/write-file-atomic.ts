@@ -1,3 +1,4 @@
+import { renameSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 
 /**
@@ -8,4 +9,15 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, content);
   await rename(temp, path);
+}
+
+/**
+ * `writeFileAtomic` with synchronous calls, for small files written at the end of a task or batch
+ * (summary.json, report.json): four trips through the thread pool would each wait behind other
+ * tasks' file work, and cost more than the writes themselves.
+ */
+export function writeFileAtomicSync(path: string, content: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, content);
+  renameSync(temp, path);
 }

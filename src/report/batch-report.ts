@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Redactor } from "../redact.js";
-import { writeFileAtomic } from "../write-file-atomic.js";
+import { writeFileAtomicSync } from "../write-file-atomic.js";
 import { buildReport } from "./aggregate.js";
 import { loadRunSummaries } from "./load-runs.js";
 import { formatReportMarkdown } from "./markdown.js";
@@ -25,7 +25,7 @@ export async function writeBatchReport(
     ),
   );
   const report = buildReport(runs);
-  await writeFileAtomic(join(outDir, "report.json"), redact(reportJson(report)));
+  writeFileAtomicSync(join(outDir, "report.json"), redact(reportJson(report)));
   return formatReportMarkdown(report);
 }
 
@@ -35,6 +35,6 @@ export async function writeBatchReport(
  */
 export async function refreshFolderReport(outDir: string): Promise<string> {
   const report = buildReport(await loadRunSummaries([outDir]));
-  await writeFileAtomic(join(outDir, "report.json"), reportJson(report));
+  writeFileAtomicSync(join(outDir, "report.json"), reportJson(report));
   return formatReportMarkdown(report);
 }

@@ -45,7 +45,11 @@ export function closeOutputAfterExit(
  * only the shell, leaving its children running and holding the output pipe open).
  */
 export function guardProcessTree(pid: number | undefined, timeoutMs: number, signal: AbortSignal) {
-  const kill = () => killProcessGroup(pid);
+  // Once the group is empty it stays gone for us: its id may later be reused by an unrelated group.
+  let isGone = pid === undefined;
+  const kill = () => {
+    if (!isGone && pid !== undefined) isGone = killProcessGroup(pid) === "gone";
+  };
   let hasTimedOut = false;
   const timer = setTimeout(() => {
     hasTimedOut = true;
@@ -64,11 +68,12 @@ export function guardProcessTree(pid: number | undefined, timeoutMs: number, sig
 }
 
 /** SIGKILLs the command's process group (`detached` made the shell its leader). */
-function killProcessGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
+function killProcessGroup(pid: number): "killed" | "gone" {
   try {
     process.kill(-pid, "SIGKILL");
-  } catch {
-    // ESRCH: the group is already gone.
+    return "killed";
+  } catch (error) {
+    // ESRCH: no process is left in the group. Anything else (EPERM) may be tried again.
+    return (error as NodeJS.ErrnoException).code === "ESRCH" ? "gone" : "killed";
   }
 }

@@ -68,7 +68,12 @@ async function copyFolders(
       if (entry.name === ".git") continue;
       const paths = { from: join(from, entry.name), to: join(to, entry.name) };
       if (entry.isDirectory()) pending.push(paths);
-      else await copyEntry(entry, paths.from, paths.to, background);
+      else {
+        // Only a big file's copy, when the thread pool is full, is waited for: awaiting each
+        // small file would hand the event loop to other work between files.
+        const waiting = copyEntry(entry, paths.from, paths.to, background);
+        if (waiting !== undefined) await waiting;
+      }
       if (performance.now() - sliceStartMs >= MAX_SLICE_MS) {
         await letOthersRun();
         sliceStartMs = performance.now();
@@ -79,25 +84,41 @@ async function copyFolders(
   for (const { to, mode } of created.reverse()) chmodSync(to, mode);
 }
 
-/** Copies one file or symlink; a big file is handed to the thread pool (waiting if it is full). */
-async function copyEntry(
+/**
+ * Copies one file or symlink; a big file is handed to the thread pool. Returns a promise only when
+ * the thread pool is full and the big file must wait for a place.
+ */
+function copyEntry(
   entry: Dirent,
   from: string,
   to: string,
   background: Set<Promise<void>>,
-): Promise<void> {
+): Promise<void> | undefined {
   if (entry.isSymbolicLink()) {
     symlinkSync(readlinkSync(from), to);
-    return;
+    return undefined;
   }
   if (!entry.isFile()) throw new Error(`cannot copy ${from}: it is ${describeKind(entry)}`);
   const info = lstatSync(from);
   if (info.size < MIN_BACKGROUND_COPY_BYTES) {
     copyFileSync(from, to, COPY_MODE);
     utimesSync(to, ...timesOf(info));
-    return;
+    return undefined;
   }
-  if (background.size >= MAX_BACKGROUND_COPIES) await Promise.race(background);
+  if (background.size >= MAX_BACKGROUND_COPIES) {
+    return Promise.race(background).then(() => copyInBackground(from, to, info, background));
+  }
+  copyInBackground(from, to, info, background);
+  return undefined;
+}
+
+/** Starts a big file's copy on the thread pool; it leaves `background` when done. */
+function copyInBackground(
+  from: string,
+  to: string,
+  info: Stats,
+  background: Set<Promise<void>>,
+): void {
   // A finished copy leaves the set; a failed one stays, so the next wait on the set throws.
   const copy: Promise<void> = copyFile(from, to, COPY_MODE)
     .then(() => utimes(to, ...timesOf(info)))

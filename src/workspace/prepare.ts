@@ -1,4 +1,5 @@
-import { mkdir, rm, stat } from "node:fs/promises";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { copyTree } from "./copy-tree.js";
 import { isSameOrInside, resolveRealPath } from "./real-path.js";
@@ -22,13 +23,16 @@ export type PreparedWorkspace = { path: string };
  * The copy leaves out every `.git` folder or file, at any depth, keeps symlinks as symlinks
  * (targets unchanged), file modes and timestamps, and uses copy-on-write clones where the file
  * system offers them. Throws a plain Error for a missing source or an output folder that overlaps it.
+ * Up to the copy everything is synchronous, and the copy's first slice too: a task starts its
+ * copy before its first model request, rather than after the event loop is next free (the first
+ * request loads the HTTP client, ~15 ms), so the workspace is ready when the first reply is.
  */
 export async function prepareWorkspace(options: PrepareOptions): Promise<PreparedWorkspace> {
-  const source = await resolveRealPath(options.source);
-  await assertFolder(source, options.source);
+  const source = resolveRealPath(options.source);
+  assertFolder(source, options.source);
   if (options.inPlace) return { path: source };
 
-  const target = join(await resolveRealPath(options.runDir), "workspace");
+  const target = join(resolveRealPath(options.runDir), "workspace");
   if (isSameOrInside(source, target)) {
     throw new Error(
       `the workspace ${options.source} is inside ${target}, which each run replaces; pick another --out`,
@@ -39,8 +43,11 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
       `the output folder ${options.runDir} is inside the workspace ${options.source}, so the copy would contain itself; pick an --out outside the workspace`,
     );
   }
-  await rm(target, { recursive: true, force: true });
-  await mkdir(dirname(target), { recursive: true });
+  // A previous copy can be big: its removal goes through the thread pool.
+  if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
+    await rm(target, { recursive: true, force: true });
+  }
+  mkdirSync(dirname(target), { recursive: true });
   await copyTree(source, target).catch((error: unknown) => {
     throw new Error(
       `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
@@ -50,9 +57,12 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
   return { path: target };
 }
 
-async function assertFolder(path: string, shown: string): Promise<void> {
-  const info = await stat(path).catch((error: unknown) => {
+function assertFolder(path: string, shown: string): void {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(path).isDirectory();
+  } catch (error) {
     throw new Error(`workspace folder ${shown} does not exist`, { cause: error });
-  });
-  if (!info.isDirectory()) throw new Error(`workspace ${shown} is not a folder`);
+  }
+  if (!isFolder) throw new Error(`workspace ${shown} is not a folder`);
 }

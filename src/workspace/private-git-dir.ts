@@ -1,5 +1,4 @@
-import { existsSync } from "node:fs";
-import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isSameOrInside, resolveRealPath } from "./real-path.js";
 import type { GitTarget } from "./run-git.js";
@@ -22,23 +21,30 @@ type PrivateGitDirOptions = {
 /**
  * Creates the bare git dir on first use and (re)writes its info/attributes and info/exclude,
  * so snapshots never touch the workspace's own .git. The git dir itself is excluded when it
- * sits inside the workspace.
+ * sits inside the workspace. The calls are synchronous: a few small metadata operations, which
+ * in a batch would otherwise wait behind other tasks' copies in the thread pool.
  */
-export async function openPrivateGitDir(options: PrivateGitDirOptions): Promise<GitTarget> {
-  const workTree = await realpath(options.workspace).catch((error: unknown) => {
-    throw new Error(`workspace folder ${options.workspace} does not exist`, { cause: error });
-  });
-  await mkdir(options.gitDir, { recursive: true });
-  const gitDir = await realpath(options.gitDir);
-  if (!existsSync(join(gitDir, "HEAD"))) await createGitDir(gitDir);
-  const extra = await Promise.all((options.excludePaths ?? []).map(resolveRealPath));
+export function openPrivateGitDir(options: PrivateGitDirOptions): GitTarget {
+  const workTree = realPathOf(options.workspace);
+  mkdirSync(options.gitDir, { recursive: true });
+  const gitDir = realpathSync(options.gitDir);
+  if (!existsSync(join(gitDir, "HEAD"))) createGitDir(gitDir);
+  const extra = (options.excludePaths ?? []).map(resolveRealPath);
   const excluded = [gitDir, ...extra]
     .filter((path) => path !== workTree && isSameOrInside(path, workTree))
     .map((path) => toExcludePattern(relative(workTree, path)));
-  await mkdir(join(gitDir, "info"), { recursive: true });
-  await writeFile(join(gitDir, "info", "attributes"), RAW_BYTES_ATTRIBUTES);
-  await writeFile(join(gitDir, "info", "exclude"), excluded.map((line) => `${line}\n`).join(""));
+  mkdirSync(join(gitDir, "info"), { recursive: true });
+  writeFileSync(join(gitDir, "info", "attributes"), RAW_BYTES_ATTRIBUTES);
+  writeFileSync(join(gitDir, "info", "exclude"), excluded.map((line) => `${line}\n`).join(""));
   return { gitDir, workTree };
+}
+
+function realPathOf(workspace: string): string {
+  try {
+    return realpathSync(workspace);
+  } catch (error) {
+    throw new Error(`workspace folder ${workspace} does not exist`, { cause: error });
+  }
 }
 
 /**
@@ -47,11 +53,9 @@ export async function openPrivateGitDir(options: PrivateGitDirOptions): Promise<
  * system's abilities) that snapshots never read: every setting they depend on is pinned on the
  * command line (run-git.ts), and they write no refs. HEAD comes last: it marks the folder as done.
  */
-async function createGitDir(gitDir: string): Promise<void> {
-  await Promise.all(
-    ["objects", "refs"].map((name) => mkdir(join(gitDir, name), { recursive: true })),
-  );
-  await writeFile(join(gitDir, "HEAD"), "ref: refs/heads/snapshots\n");
+function createGitDir(gitDir: string): void {
+  for (const name of ["objects", "refs"]) mkdirSync(join(gitDir, name), { recursive: true });
+  writeFileSync(join(gitDir, "HEAD"), "ref: refs/heads/snapshots\n");
 }
 
 /** An anchored gitignore pattern matching exactly one workspace-relative path. */

@@ -1,18 +1,20 @@
-import { realpath } from "node:fs/promises";
+import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /**
  * The real path of `path` even when its tail does not exist yet: the nearest existing ancestor is
  * resolved (symlinks, /tmp → /private/tmp) and the missing rest appended, so paths compare reliably.
+ * Synchronous, as are the other small metadata calls of a snapshot: in a batch the thread pool is
+ * busy with other tasks' copies, and a call queued behind them costs more than the call itself.
  */
-export async function resolveRealPath(path: string): Promise<string> {
+export function resolveRealPath(path: string): string {
   const absolute = resolve(path);
   try {
-    return await realpath(absolute);
+    return realpathSync(absolute);
   } catch (error) {
     const parent = dirname(absolute);
     if (parent === absolute || !isMissing(error)) throw error;
-    return join(await resolveRealPath(parent), basename(absolute));
+    return join(resolveRealPath(parent), basename(absolute));
   }
 }
 

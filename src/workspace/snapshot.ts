@@ -21,6 +21,11 @@ export type SnapshotOptions = {
    * `add` stages nothing and no entry became ignored, it is the answer and `write-tree` is skipped.
    */
   previous?: Snapshot;
+  /**
+   * Called once the files have been read into the index: from then on they may change without
+   * changing this snapshot, whose tree is still being written (the agent's tools wait only this long).
+   */
+  onStaged?: () => void;
 };
 
 /**
@@ -41,27 +46,36 @@ export type SnapshotOptions = {
  * repositories runs only when `add` meets one.
  */
 export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snapshot> {
-  const target = await openPrivateGitDir(options);
+  const target = openPrivateGitDir(options);
+  const onStaged = options.onStaged ?? (() => {});
   const hasIndex = existsSync(join(target.gitDir, "index"));
   const staged = await stageAll(target);
   if (staged === "met-nested-repos") {
     await stageWithNestedRepos(target);
+    onStaged();
+    return { tree: await writeTree(target) };
+  }
+  // A fresh index holds nothing an ignore rule could match: its content is all read.
+  if (!hasIndex) {
+    onStaged();
     return { tree: await writeTree(target) };
   }
   // An ignored .gitignore can change without `add` seeing it, so the check still runs.
-  if (staged === "unchanged" && hasIndex && options.previous !== undefined) {
+  if (staged === "unchanged" && options.previous !== undefined) {
     const ignored = await listIgnoredEntries(target);
+    onStaged();
     if (ignored.length === 0) return options.previous;
     await removeEntries(target, ignored);
     return { tree: await writeTree(target) };
   }
-  // A fresh index holds nothing a rule could match. Otherwise the check runs beside write-tree,
-  // whose tree is kept only when nothing had to be dropped (almost always).
-  // Both settle before either failure is thrown, so no git process outlives the snapshot.
+  // The check (which reads the .gitignore files) runs beside write-tree, whose tree is kept only
+  // when nothing had to be dropped (almost always). Both settle before either failure is thrown,
+  // so no git process outlives the snapshot.
   const [treeResult, ignoredResult] = await Promise.allSettled([
     writeTree(target),
-    hasIndex ? listIgnoredEntries(target) : Promise.resolve(Buffer.alloc(0)),
+    listIgnoredEntries(target),
   ]);
+  onStaged();
   if (treeResult.status === "rejected") throw treeResult.reason;
   if (ignoredResult.status === "rejected") throw ignoredResult.reason;
   const tree = treeResult.value;

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { contentHash, snapshotWorkspace } from "../../src/workspace/snapshot.js";
@@ -305,6 +306,26 @@ describe("snapshotWorkspace", () => {
 
     expect(after).toEqual(fresh);
     expect(after).not.toEqual(before);
+  });
+
+  it("calls onStaged once the files are read: a change made then does not reach the snapshot", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "before\n", "dir/b.txt": "b\n" } });
+    await using same = await tmpWorkspace({ files: { "a.txt": "before\n", "dir/b.txt": "b\n" } });
+    await using runs = await tmpWorkspace();
+    let calls = 0;
+
+    const snapshot = await snapshotWorkspace({
+      workspace: ws.root,
+      gitDir: runs.path("git"),
+      onStaged: () => {
+        calls += 1;
+        writeFileSync(ws.path("a.txt"), "changed while the tree is written\n");
+      },
+    });
+    const untouched = await snapshotWorkspace({ workspace: same.root, gitDir: runs.path("other") });
+
+    expect(calls).toBe(1);
+    expect(snapshot).toEqual(untouched);
   });
 
   it("makes a git dir that git itself accepts", async () => {
