@@ -41,47 +41,40 @@ export type SnapshotOptions = {
  * The index lives in the git dir (`<gitDir>/index`) and speeds up later snapshots. Take one
  * snapshot at a time per git dir (git locks the index).
  *
- * Usually this is two git calls (`add`, `write-tree`), plus the ignore check on a reused index
- * (or only that check, when nothing changed since `previous`); the careful path for nested
- * repositories runs only when `add` meets one.
+ * Usually this is two git calls (`add`, `write-tree`), plus the ignore check beside `add` on a
+ * reused index (and no `write-tree` when nothing changed since `previous`); the careful path for
+ * nested repositories runs only when `add` meets one.
  */
 export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snapshot> {
   const target = openPrivateGitDir(options);
   const onStaged = options.onStaged ?? (() => {});
-  const hasIndex = existsSync(join(target.gitDir, "index"));
-  const staged = await stageAll(target);
-  if (staged === "met-nested-repos") {
+  // A fresh index holds nothing an ignore rule could match: `add` reads all there is.
+  if (!existsSync(join(target.gitDir, "index"))) {
+    if ((await stageAll(target)) === "met-nested-repos") await stageWithNestedRepos(target);
+    onStaged();
+    return { tree: await writeTree(target) };
+  }
+  // A reused index: the ignore check runs beside `add`. It finds the same entries before or after
+  // the add (`add` never stages an ignored file, and keeps the tracked ones a rule now matches),
+  // and it is needed even when `add` stages nothing: an ignored .gitignore can change unseen.
+  // Both settle before either failure is thrown, so no git process outlives the snapshot.
+  const [stagedResult, ignoredResult] = await Promise.allSettled([
+    stageAll(target),
+    listIgnoredEntries(target),
+  ]);
+  if (stagedResult.status === "rejected") throw stagedResult.reason;
+  if (stagedResult.value === "met-nested-repos") {
     await stageWithNestedRepos(target);
     onStaged();
     return { tree: await writeTree(target) };
   }
-  // A fresh index holds nothing an ignore rule could match: its content is all read.
-  if (!hasIndex) {
-    onStaged();
-    return { tree: await writeTree(target) };
-  }
-  // An ignored .gitignore can change without `add` seeing it, so the check still runs.
-  if (staged === "unchanged" && options.previous !== undefined) {
-    const ignored = await listIgnoredEntries(target);
-    onStaged();
-    if (ignored.length === 0) return options.previous;
-    await removeEntries(target, ignored);
-    return { tree: await writeTree(target) };
-  }
-  // The check (which reads the .gitignore files) runs beside write-tree, whose tree is kept only
-  // when nothing had to be dropped (almost always). Both settle before either failure is thrown,
-  // so no git process outlives the snapshot.
-  const [treeResult, ignoredResult] = await Promise.allSettled([
-    writeTree(target),
-    listIgnoredEntries(target),
-  ]);
-  onStaged();
-  if (treeResult.status === "rejected") throw treeResult.reason;
   if (ignoredResult.status === "rejected") throw ignoredResult.reason;
-  const tree = treeResult.value;
+  onStaged();
   const ignored = ignoredResult.value;
-  if (ignored.length === 0) return { tree };
-  await removeEntries(target, ignored);
+  if (ignored.length > 0) await removeEntries(target, ignored);
+  else if (stagedResult.value === "unchanged" && options.previous !== undefined) {
+    return options.previous;
+  }
   return { tree: await writeTree(target) };
 }
 

@@ -286,7 +286,7 @@ describe("snapshotWorkspace", () => {
     });
 
     expect(after).toEqual(before);
-    expect((await loggedGit.calls()).slice(first)).toEqual(["add", "ls-files"]);
+    expect((await loggedGit.calls()).slice(first).sort()).toEqual(["add", "ls-files"]);
   });
 
   it("with a previous snapshot, still drops what an ignored .gitignore's new rule matches", async () => {
@@ -326,6 +326,27 @@ describe("snapshotWorkspace", () => {
 
     expect(calls).toBe(1);
     expect(snapshot).toEqual(untouched);
+  });
+
+  it("a reused index drops files a new rule matches, whether they changed, stayed or went", async () => {
+    await using ws = await tmpWorkspace({
+      files: { "keep.txt": "k\n", "log/a.log": "a\n", "log/b.log": "b\n", "log/c.log": "c\n" },
+    });
+    await using runs = await tmpWorkspace();
+    const before = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+
+    await writeFile(ws.path(".gitignore"), "*.log\n");
+    await writeFile(ws.path("log/a.log"), "changed\n");
+    await rm(ws.path("log/b.log"));
+    const after = await snapshotWorkspace({
+      workspace: ws.root,
+      gitDir: runs.path("git"),
+      previous: before,
+    });
+    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
+
+    expect(after).toEqual(fresh);
+    expect(Object.keys(listTree(runs.path("git"), after.tree))).toEqual([".gitignore", "keep.txt"]);
   });
 
   it("makes a git dir that git itself accepts", async () => {
