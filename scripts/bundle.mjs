@@ -57,6 +57,29 @@ const noZodLocales = {
   },
 };
 
+/**
+ * fdir (under tinyglobby) loads its optional picomatch with a require made at run time, which the
+ * bundle cannot follow: every start would read and compile a second copy from node_modules
+ * (~3 ms). It gets the bundled picomatch instead; the build fails if fdir's code changed shape.
+ */
+const FDIR_RUNTIME_REQUIRE = '__require.resolve("picomatch");\n\tpm = __require("picomatch");';
+const bundledPicomatchForFdir = {
+  name: "bundled-picomatch-for-fdir",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes(FDIR_RUNTIME_REQUIRE)) {
+        return { errors: [{ text: `${args.path}: fdir no longer requires picomatch as expected` }] };
+      }
+      return {
+        contents: `import bundledPicomatch from "picomatch";\n${source.replace(FDIR_RUNTIME_REQUIRE, "pm = bundledPicomatch;")}`,
+        loader: "js",
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
 // A previous build's files (and the former ESM chunks) must not linger.
 await rm(OUT_DIR, { recursive: true, force: true });
 
@@ -71,7 +94,7 @@ await build({
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [lazyStringWidth, noZodLocales],
+  plugins: [lazyStringWidth, noZodLocales, bundledPicomatchForFdir],
   // Our code and some dependencies use import.meta.url; in CommonJS it is the bundle's own URL.
   define: { "import.meta.url": "__agentRunModuleUrl" },
   banner: {
