@@ -69,7 +69,9 @@ const bundledPicomatchForFdir = {
     build.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
       const source = await readFile(args.path, "utf8");
       if (!source.includes(FDIR_RUNTIME_REQUIRE)) {
-        return { errors: [{ text: `${args.path}: fdir no longer requires picomatch as expected` }] };
+        return {
+          errors: [{ text: `${args.path}: fdir no longer requires picomatch as expected` }],
+        };
       }
       return {
         contents: `import bundledPicomatch from "picomatch";\n${source.replace(FDIR_RUNTIME_REQUIRE, "pm = bundledPicomatch;")}`,
