@@ -6,16 +6,16 @@ import { loadBundle } from "../dist/launcher/load-bundle.js";
 
 // Memory and CPU (issue 6), set when the first API request is created: a V8 flag changed any
 // earlier makes Node refuse the code cache of every built-in module loaded after it (~20 ms of
-// start-up). The flags are read when used; flags given to node on the command line win; offline
-// runs make no request and keep V8's defaults; the agent's commands (child processes) do not
-// inherit them.
+// start-up). The flags are read when used; flags given to node (on the command line or in
+// NODE_OPTIONS) win; offline runs make no request and keep V8's defaults; the agent's commands
+// (child processes) do not inherit them.
 // - V8 lets the old generation grow to up to 4× what survived the last full GC before collecting
 //   again. agent-run's own code (SDK, zod, yargs) is most of what survives, so each request
 //   body (the whole conversation, a fresh string every step) piles up to several times that:
 //   174 MB at 200 steps, against 15 MB live. 1.5× keeps the peak near what is live.
 // - undici parses HTTP with WebAssembly; optimising that module after the first reply costs
 //   ~25 MB for a moment. Its baseline (Liftoff) code only frames a few replies a second.
-// - The young generation keeps the size start-up gave it (8 MB here) instead of growing to 32 MB
+// - The young generation keeps the size start-up gave it (about 8 MB) instead of growing to 32 MB
 //   (`--semi-space-growth-factor=1`): every command and git call forks this process, and fork
 //   copies its page tables. A 100-task batch peaks at ~90 MB instead of ~110 MB, and the 200-step
 //   session got slightly faster (1.39 → 1.36 s); short-lived garbage is all it holds.
@@ -27,7 +27,7 @@ function tuneMemory() {
   unsubscribe(REQUEST_CREATED, tuneMemory);
   // A code cache is valid only for the flags it was made with: keep what start-up compiled first.
   bundle.saveCodeCache();
-  const given = process.execArgv.join(" ");
+  const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
   if (!/heap[-_]growing[-_]percent/.test(given)) setFlagsFromString("--heap-growing-percent=50");
   if (!/liftoff/.test(given)) setFlagsFromString("--liftoff-only");
   if (!/(--no-opt|--turbofan|--opt)\b/.test(given)) setFlagsFromString("--no-opt");

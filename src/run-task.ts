@@ -89,7 +89,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   };
 
   // The workspace is copied and snapshotted while the first model call is on its way: tools wait
-  // until its files are read (`ready`), and the transcript's lines wait for its init line.
+  // until its files are read (`ready`), and the transcript's lines wait for its init line. A
+  // snapshot that fails after that (writing its tree) makes the run an error when it ends.
   const isSkipped = options.signal.aborted || options.skipReason !== undefined;
   let markReady = () => {};
   const staged = new Promise<void>((resolve) => {
@@ -140,8 +141,12 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   await initWritten;
   const prepared = await preparing;
   const workspace = prepared?.workspace ?? task.workspace;
-  // Scratch space only: it goes while the result and the summary are written.
-  const removing = removeSnapshots(place);
+  // Scratch space only: it goes while the result and the summary are written. A failure is kept
+  // and thrown at the end, so it is never an unhandled rejection meanwhile.
+  const removing = removeSnapshots(place).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
 
   const elapsedMs = performance.now() - startedAt;
   let final =
@@ -187,9 +192,12 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
       join(runDir, "summary.json"),
       redact(`${JSON.stringify(summaryJson(summary), null, 2)}\n`),
     );
-  } finally {
+  } catch (error) {
     await removing;
+    throw error;
   }
+  const removal = await removing;
+  if (removal !== undefined) throw removal.error;
   return summary;
 }
 
@@ -220,20 +228,15 @@ async function runAndCollect(
   changes: WorkspaceChanges | undefined;
   checks: CheckResult[];
 }> {
-  // Ends the run early: the transcript cannot be written, or the workspace's starting snapshot
-  // failed after the tools were let in (its changes could not be shown).
-  const stop = new AbortController();
-  void plan.preparing.then((prepared) => {
-    if (prepared === undefined) stop.abort("cancelled");
-  });
+  const transcriptFailed = new AbortController();
   const pending: AgentEvent[] = [];
   let isInitWritten = false;
   const write = (event: AgentEvent) => {
     try {
       transcript.write(eventLine(event));
     } catch (error) {
-      if (!stop.signal.aborted) problems.push(messageOf(error));
-      stop.abort("cancelled");
+      if (!transcriptFailed.signal.aborted) problems.push(messageOf(error));
+      transcriptFailed.abort("cancelled");
     }
   };
   void plan.initWritten.then(() => {
@@ -251,7 +254,7 @@ async function runAndCollect(
     plan.system,
     plan.workspace,
     record,
-    stop.signal,
+    transcriptFailed.signal,
     plan.ready,
   ).catch((error: unknown) => {
     problems.push(`internal error: ${messageOf(error)}`);

@@ -6,7 +6,7 @@ import { rename, writeFile } from "node:fs/promises";
  * (or a run killed halfway) never sees half a summary, patch or report.
  */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
+  const temp = tempPathFor(path);
   await writeFile(temp, content);
   await rename(temp, path);
 }
@@ -17,7 +17,12 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
  * tasks' file work, and cost more than the writes themselves.
  */
 export function writeFileAtomicSync(path: string, content: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
+  const temp = tempPathFor(path);
   writeFileSync(temp, content);
   renameSync(temp, path);
+}
+
+/** Next to the file (a rename never crosses file systems), and unique to this process. */
+function tempPathFor(path: string): string {
+  return `${path}.${process.pid}.tmp`;
 }

@@ -250,12 +250,21 @@ async function mapWithConcurrency<T, R>(
 ): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
+  // After a failure no new item starts, but the running ones finish (and clean up their
+  // commands) before it is thrown: the process exits right after.
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) {
+    for (let index = next++; index < items.length && failure === undefined; index = next++) {
       const item = items[index];
-      if (item !== undefined) results[index] = await work(item);
+      if (item === undefined) continue;
+      try {
+        results[index] = await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== undefined) throw failure.error;
   return results;
 }

@@ -208,6 +208,8 @@ function collectOutput(
     if (stream === null || stream === undefined) continue;
     stream.setEncoding("utf8");
     stream.on("data", (text: string) => collector.push(text));
+    // A read error ends the output early; it must not become an uncaught exception.
+    stream.on("error", () => {});
   }
 }
 

@@ -11,7 +11,7 @@ export const OUTPUT_CUT_NOTE =
 /**
  * Closes the output pipes shortly after the shell exits (on its own, or killed on timeout or
  * cancellation). A process that left the group (`setsid`) escapes the group kill and can hold the
- * pipes open for ever, and execa waits for them to close even after a timeout.
+ * pipes open for ever, and node's "close" event waits for them even after a timeout.
  */
 export function closeOutputAfterExit(
   subprocess: Pick<ChildProcess, "once" | "off">,
@@ -24,7 +24,7 @@ export function closeOutputAfterExit(
       (stream): stream is Readable => stream !== null && stream !== undefined && !stream.destroyed,
     );
     hasCutOutput = stillOpen.length > 0;
-    // Without an error, execa treats the destroyed streams as finished.
+    // Destroyed without an error, they count as ended, and "close" comes.
     for (const stream of stillOpen) stream.destroy();
   };
   const onExit = () => {
@@ -41,8 +41,8 @@ export function closeOutputAfterExit(
 }
 
 /**
- * Kills the command's whole process group on timeout and on cancellation (execa alone would kill
- * only the shell, leaving its children running and holding the output pipe open).
+ * Kills the command's whole process group on timeout and on cancellation (killing only the shell
+ * would leave its children running and holding the output pipe open).
  */
 export function guardProcessTree(pid: number | undefined, timeoutMs: number, signal: AbortSignal) {
   // Once the group is empty it stays gone for us: its id may later be reused by an unrelated group.

@@ -70,7 +70,7 @@ async function copyFolders(
       if (entry.isDirectory()) pending.push(paths);
       else {
         // Only a big file's copy, when the thread pool is full, is waited for: awaiting each
-        // small file would hand the event loop to other work between files.
+        // small file would let other promise callbacks run between files.
         const waiting = copyEntry(entry, paths.from, paths.to, background);
         if (waiting !== undefined) await waiting;
       }

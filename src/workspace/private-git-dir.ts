@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, relative, sep } from "node:path";
 import { isSameOrInside, resolveRealPath } from "./real-path.js";
 import type { GitTarget } from "./run-git.js";
 
@@ -48,14 +48,37 @@ function realPathOf(workspace: string): string {
 }
 
 /**
- * What git needs to see a repository (HEAD, objects/ and refs/), made directly. `git init` would
- * cost a process and a dozen more files (config, refs/heads, refs/tags, probes for the file
- * system's abilities) that snapshots never read: every setting they depend on is pinned on the
- * command line (run-git.ts), and they write no refs. HEAD comes last: it marks the folder as done.
+ * What git needs to see a repository (HEAD, objects/ and refs/), made directly: `git init` would
+ * cost a process and a dozen more files (refs/heads, refs/tags, hooks, probes) that snapshots
+ * never use, as they write no refs. Most settings are pinned on the command line (run-git.ts);
+ * the two that depend on the file system are probed here as `git init` does, and written to
+ * `config` only when they apply. HEAD comes last: it marks the folder as done.
  */
 function createGitDir(gitDir: string): void {
   for (const name of ["objects", "refs"]) mkdirSync(join(gitDir, name), { recursive: true });
-  writeFileSync(join(gitDir, "HEAD"), "ref: refs/heads/snapshots\n");
+  const head = join(gitDir, "HEAD.tmp");
+  writeFileSync(head, "ref: refs/heads/snapshots\n");
+  const config = fileSystemConfig(gitDir, head);
+  if (config !== "") writeFileSync(join(gitDir, "config"), config);
+  renameSync(head, join(gitDir, "HEAD"));
+}
+
+/**
+ * `[core]` settings for the git dir's file system, as `git init` probes them: a case-insensitive
+ * one (macOS, Windows) needs `ignorecase`, or a case-only rename shows up as a second file and
+ * ignore rules match unlike the user's own git; on macOS, file names read back decomposed need
+ * `precomposeunicode`. `probe` is a file that exists in `gitDir`, named in upper case.
+ */
+function fileSystemConfig(gitDir: string, probe: string): string {
+  const settings: string[] = [];
+  if (existsSync(join(gitDir, basename(probe).toLowerCase()))) settings.push("ignorecase = true");
+  if (process.platform === "darwin") {
+    const composed = join(gitDir, "\u00e4");
+    writeFileSync(composed, "");
+    if (existsSync(join(gitDir, "a\u0308"))) settings.push("precomposeunicode = true");
+    rmSync(composed, { force: true });
+  }
+  return settings.length === 0 ? "" : `[core]\n${settings.map((line) => `\t${line}\n`).join("")}`;
 }
 
 /** An anchored gitignore pattern matching exactly one workspace-relative path. */

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { contentHash, snapshotWorkspace } from "../../src/workspace/snapshot.js";
@@ -354,8 +354,32 @@ describe("snapshotWorkspace", () => {
     await using runs = await tmpWorkspace();
 
     const { tree } = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
+    writeFileSync(runs.path("CaSe"), "");
+    const isCaseInsensitive = existsSync(runs.path("case"));
 
     expect(git(runs.root, "--git-dir", runs.path("git"), "fsck", "--no-dangling").trim()).toBe("");
+    // `git init` would write core.ignorecase on such a file system; so do we, and only there.
+    expect(
+      git(
+        runs.root,
+        "--git-dir",
+        runs.path("git"),
+        "config",
+        "--bool",
+        "--default",
+        "false",
+        "core.ignorecase",
+      ).trim(),
+    ).toBe(String(isCaseInsensitive));
+    expect(
+      readdirSync(runs.path("git"))
+        .filter((name) => !name.startsWith("sharedindex."))
+        .sort(),
+    ).toEqual(
+      isCaseInsensitive
+        ? ["HEAD", "config", "index", "info", "objects", "refs"]
+        : ["HEAD", "index", "info", "objects", "refs"],
+    );
     expect(Object.keys(listTree(runs.path("git"), tree))).toEqual(["a.txt"]);
   });
 
