@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, realpathSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { realPathOr } from "./real-path.js";
 import type { Redactor } from "./redact.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
@@ -25,14 +26,6 @@ export const PATCH_FILE = "changes.patch";
 /** The folder the agent will work in, before the copy exists: `runDir/workspace`, or the source itself. */
 export function plannedWorkspace(source: string, isInPlace: boolean, runDir: string): string {
   return isInPlace ? realPathOr(source) : join(realPathOr(runDir), "workspace");
-}
-
-function realPathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */

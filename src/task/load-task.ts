@@ -1,6 +1,5 @@
-import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
 import { TaskFileError, type TaskFileProblem } from "../errors.js";
+import { realPathOr } from "../real-path.js";
 import { describeIssue, problemsFromIssues } from "./describe-issue.js";
 import { parseTaskYaml } from "./parse-task-yaml.js";
 import { readTaskText } from "./read-task-text.js";
@@ -58,14 +57,6 @@ function uniqueFiles(files: readonly string[]): string[] {
     unique.push(file);
   }
   return unique;
-}
-
-function realPathOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return resolve(file);
-  }
 }
 
 /** Task names become output folder names, so they must differ (ignoring case, for macOS and Windows). */

@@ -1,8 +1,8 @@
 import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { isSameOrInside, resolveRealPath } from "../real-path.js";
 import { copyTree } from "./copy-tree.js";
-import { isSameOrInside, resolveRealPath } from "./real-path.js";
 
 /** Where the agent should work, and how to get there. */
 export type PrepareOptions = {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
-import { isSameOrInside, resolveRealPath } from "./real-path.js";
+import { isSameOrInside, resolveRealPath } from "../real-path.js";
 import type { GitTarget } from "./run-git.js";
 
 /**

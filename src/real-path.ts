@@ -18,6 +18,15 @@ export function resolveRealPath(path: string): string {
   }
 }
 
+/** The real path of `path`, or `path` made absolute when it cannot be resolved (it may not exist yet). */
+export function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 /** True when `child` is `parent` itself or lies below it (both already resolved). */
 export function isSameOrInside(child: string, parent: string): boolean {
   const rel = relative(parent, child);
