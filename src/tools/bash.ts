@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { z } from "zod";
+import { startSubprocess } from "../process/start-subprocess.js";
+import type { Exit } from "../process/subprocess.js";
 import { type CommandPolicy, checkCommand, describeRefusal } from "./command-policy.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { createOutputCollector, type OutputCollector } from "./output-collector.js";
@@ -116,18 +117,32 @@ async function runCommand(
   }
   // One pipe for both streams keeps stderr lines in place among stdout lines.
   const { file, args } = buildShellCommand(`exec 2>&1\n${command}`, ctx.workspaceRoot, settings);
-  const started = startProcess(file, args, ctx.workspaceRoot, settings.env);
-  if (started.child === undefined) return failedToStart(started.error);
-  const { child } = started;
-  const exited = waitForExit(child);
+  // The shell leads a new process group (`detached`), so the whole tree can be killed at once.
+  const subprocess = startSubprocess({
+    file,
+    args,
+    cwd: ctx.workspaceRoot,
+    env: settings.env,
+    detached: true,
+  });
   const collector = createOutputCollector(settings.maxRecordedChars);
-  collectOutput([child.stdout, child.stderr], collector);
-  const guard = guardProcessTree(child.pid, settings.timeoutMs, ctx.signal);
-  // Kill leftovers (`server &`) once the shell exits: they would hold the output pipe open.
-  child.once("exit", guard.kill);
-  const outputCloser = closeOutputAfterExit(child, [child.stdout, child.stderr]);
+  collectOutput([subprocess.stdout, subprocess.stderr], collector);
+  let pid: number;
   try {
-    const result = await exited;
+    pid = await subprocess.started;
+  } catch (error) {
+    // Arguments node refuses (a NUL byte), a missing shell or folder: nothing ran.
+    return failedToStart(error);
+  }
+  const guard = guardProcessTree(pid, settings.timeoutMs, ctx.signal);
+  // Kill leftovers (`server &`) once the shell exits: they would hold the output pipe open.
+  void subprocess.exited.then(guard.kill);
+  const outputCloser = closeOutputAfterExit(subprocess.exited, [
+    subprocess.stdout,
+    subprocess.stderr,
+  ]);
+  try {
+    const result = await subprocess.closed;
     if (result.error !== undefined) return failedToStart(result.error);
     const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal, settings.timeoutMs);
     const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
@@ -145,38 +160,6 @@ async function runCommand(
     outputCloser.stop();
     guard.stop();
   }
-}
-
-/**
- * Starts the shell as the leader of a new process group (`detached`), so the whole tree can be
- * killed at once. Node's `spawn` is enough here: the output, the timeout and the kill are handled
- * above, and execa would cost about 1 ms more CPU per command (and ~10 ms to load).
- */
-function startProcess(
-  file: string,
-  args: readonly string[],
-  cwd: string,
-  env: Record<string, string>,
-): { child: ChildProcess; error?: undefined } | { child?: undefined; error: unknown } {
-  try {
-    return {
-      child: spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true }),
-    };
-  } catch (error) {
-    // Arguments node refuses before starting anything, e.g. a NUL byte in the command.
-    return { error };
-  }
-}
-
-/** How the shell ended: its exit code or signal once its output is closed, or why it never ran. */
-type Exit = { exitCode: number | null; signal: NodeJS.Signals | null; error?: Error };
-
-function waitForExit(child: ChildProcess): Promise<Exit> {
-  return new Promise((resolve) => {
-    // "error" without "close" is a failed start (no such shell or folder): nothing ran.
-    child.once("error", (error) => resolve({ exitCode: null, signal: null, error }));
-    child.once("close", (exitCode, signal) => resolve({ exitCode, signal }));
-  });
 }
 
 function failedToStart(error: unknown): ToolResult {

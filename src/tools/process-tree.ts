@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 
 /** How long output may keep arriving after the shell has exited before the pipes are closed. */
@@ -14,10 +13,11 @@ export const OUTPUT_CUT_NOTE =
  * pipes open for ever, and node's "close" event waits for them even after a timeout.
  */
 export function closeOutputAfterExit(
-  subprocess: Pick<ChildProcess, "once" | "off">,
+  exited: Promise<unknown>,
   streams: readonly (Readable | null | undefined)[],
 ) {
   let hasCutOutput = false;
+  let isStopped = false;
   let timer: NodeJS.Timeout | undefined;
   const close = () => {
     const stillOpen = streams.filter(
@@ -27,15 +27,14 @@ export function closeOutputAfterExit(
     // Destroyed without an error, they count as ended, and "close" comes.
     for (const stream of stillOpen) stream.destroy();
   };
-  const onExit = () => {
-    timer = setTimeout(close, OUTPUT_GRACE_MS);
-  };
-  subprocess.once("exit", onExit);
+  void exited.then(() => {
+    if (!isStopped) timer = setTimeout(close, OUTPUT_GRACE_MS);
+  });
   return {
     hasCutOutput: () => hasCutOutput,
     stop() {
+      isStopped = true;
       clearTimeout(timer);
-      subprocess.off("exit", onExit);
     },
   };
 }
@@ -56,6 +55,8 @@ export function guardProcessTree(pid: number | undefined, timeoutMs: number, sig
     kill();
   }, timeoutMs);
   signal.addEventListener("abort", kill);
+  // Cancelled while the command was starting: the listener above came too late.
+  if (signal.aborted) kill();
   return {
     kill,
     hasTimedOut: () => hasTimedOut,

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { startSubprocess } from "../process/start-subprocess.js";
 
 /** How to run one short-lived command whose whole output we want. */
 export type ProcessOptions = {
@@ -26,7 +26,7 @@ export class ProcessError extends Error {
 
 /**
  * Runs `command` with `args` and resolves to its stdout bytes when it exits with 0; otherwise
- * rejects with a `ProcessError`. It is node's `spawn` with the output collected: for the many
+ * rejects with a `ProcessError`. It is `startSubprocess` with the output collected: for the many
  * small git calls of a snapshot this costs about half the CPU of execa, which does far more
  * per call (pipes, transforms, verbose logging) than plumbing needs.
  */
@@ -36,16 +36,18 @@ export function runProcess(
   options: ProcessOptions,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    const subprocess = startSubprocess({
+      file: command,
+      args,
+      cwd: options.cwd,
       env: options.env,
-      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      input: options.input,
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let stdoutBytes = 0;
     let failure: ProcessError | undefined;
-    child.stdout?.on("data", (chunk: Buffer) => {
+    subprocess.stdout.on("data", (chunk: Buffer) => {
       if (failure !== undefined) return;
       stdoutBytes += chunk.length;
       if (stdoutBytes > options.maxOutputBytes) {
@@ -54,24 +56,22 @@ export function runProcess(
           Buffer.alloc(0),
           undefined,
         );
-        child.kill();
+        subprocess.kill();
         return;
       }
       stdout.push(chunk);
     });
-    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("error", (error: NodeJS.ErrnoException) => {
+    subprocess.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    subprocess.started.catch((error: NodeJS.ErrnoException) => {
       reject(new ProcessError(error.message, Buffer.concat(stderr), error.code));
     });
-    child.on("close", (exitCode, signal) => {
+    void subprocess.closed.then(({ exitCode, signal, error }) => {
+      if (error !== undefined) {
+        return reject(new ProcessError(error.message, Buffer.concat(stderr), undefined));
+      }
       if (failure === undefined && exitCode === 0) return resolve(Buffer.concat(stdout));
       const reason = signal === null ? `exit code ${exitCode}` : `signal ${signal}`;
       reject(failure ?? new ProcessError(reason, Buffer.concat(stderr), undefined));
     });
-    if (child.stdin !== null) {
-      // A command that exits without reading all of its input closes the pipe: not our failure.
-      child.stdin.on("error", () => {});
-      child.stdin.end(options.input);
-    }
   });
 }

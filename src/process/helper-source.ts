@@ -1,0 +1,91 @@
+/**
+ * The spawn helper's program, run as `node -e`: a small process that starts commands for
+ * agent-run and relays their output. Forking copies the calling process's page tables and makes
+ * its memory copy-on-write, so a fork from agent-run (tens of MB) holds its event loop 1-2 ms and
+ * costs it page faults afterwards; from this process it costs a fraction, and not on that loop.
+ *
+ * It is plain JavaScript in a string, so that no bundler or test transform can change it (it
+ * holds no backslash, backquote or `${`).
+ *
+ * Messages (node's IPC channel, "advanced" serialization, so output stays bytes):
+ * - in:  { t: "spawn", id, file, args, cwd, env, detached, input? }, { t: "kill", id, signal },
+ *        { t: "drop", id } (agent-run closed the output: close the pipes, as node would);
+ * - out: { t: "ready" }, { t: "started", id, pid }, { t: "failed", id, message, code },
+ *        { t: "output", id, stdout, stderr } (output so far, once 64 KB is waiting),
+ *        { t: "exit", id, exitCode, signal } (the process ended while its output is still open),
+ *        { t: "closed", id, exitCode, signal, stdout, stderr } (ended and output closed; the rest of it).
+ * It exits when agent-run does (the channel closes).
+ */
+export const HELPER_SOURCE = `"use strict";
+const { spawn } = require("node:child_process");
+const FLUSH_BYTES = 65536;
+const children = new Map();
+const send = (message) => {
+  if (process.connected) process.send(message);
+};
+process.on("disconnect", () => process.exit(0));
+process.on("message", (message) => {
+  if (message.t === "spawn") return start(message);
+  const entry = children.get(message.id);
+  if (entry === undefined) return;
+  if (message.t === "kill") entry.child.kill(message.signal);
+  else if (message.t === "drop") {
+    entry.child.stdout.destroy();
+    entry.child.stderr.destroy();
+  }
+});
+function start(request) {
+  const { id } = request;
+  const fail = (error) => send({ t: "failed", id, message: String(error && error.message), code: error && error.code });
+  let child;
+  try {
+    child = spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      stdio: [request.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: request.detached,
+    });
+  } catch (error) {
+    return fail(error);
+  }
+  if (child.pid === undefined) return void child.once("error", fail);
+  child.on("error", () => {});
+  const entry = { child, stdout: [], stderr: [], bytes: 0, isClosed: false };
+  children.set(id, entry);
+  send({ t: "started", id, pid: child.pid });
+  const take = () => {
+    const taken = { stdout: Buffer.concat(entry.stdout), stderr: Buffer.concat(entry.stderr) };
+    entry.stdout = [];
+    entry.stderr = [];
+    entry.bytes = 0;
+    return taken;
+  };
+  for (const name of ["stdout", "stderr"]) {
+    child[name].on("error", () => {});
+    child[name].on("data", (chunk) => {
+      entry[name].push(chunk);
+      entry.bytes += chunk.length;
+      if (entry.bytes >= FLUSH_BYTES) send({ t: "output", id, ...take() });
+    });
+  }
+  if (child.stdin) {
+    child.stdin.on("error", () => {});
+    child.stdin.end(request.input);
+  }
+  child.on("exit", (exitCode, signal) => {
+    // Usually the pipes close in the same turn: then one "closed" message says it all.
+    setImmediate(() => {
+      if (entry.isClosed) return;
+      const taken = take();
+      if (taken.stdout.length > 0 || taken.stderr.length > 0) send({ t: "output", id, ...taken });
+      send({ t: "exit", id, exitCode, signal });
+    });
+  });
+  child.on("close", (exitCode, signal) => {
+    entry.isClosed = true;
+    children.delete(id);
+    send({ t: "closed", id, exitCode, signal, ...take() });
+  });
+}
+send({ t: "ready" });
+`;

@@ -1,0 +1,242 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { Readable } from "node:stream";
+import { HELPER_SOURCE } from "./helper-source.js";
+import type { Exit, Subprocess, SubprocessOptions } from "./subprocess.js";
+
+/** What the helper says (see `helper-source.ts`). */
+type HelperMessage =
+  | { t: "ready" }
+  | { t: "started"; id: number; pid: number }
+  | { t: "failed"; id: number; message: string; code?: string | undefined }
+  | { t: "output"; id: number; stdout: Uint8Array; stderr: Uint8Array }
+  | { t: "exit"; id: number; exitCode: number | null; signal: NodeJS.Signals | null }
+  | {
+      t: "closed";
+      id: number;
+      exitCode: number | null;
+      signal: NodeJS.Signals | null;
+      stdout: Uint8Array;
+      stderr: Uint8Array;
+    };
+
+/** A command the helper runs for us, until its output has closed. */
+type Running = {
+  stdout: Readable;
+  stderr: Readable;
+  detached: boolean;
+  pid: number | undefined;
+  resolveStarted: (pid: number) => void;
+  rejectStarted: (error: Error) => void;
+  resolveExited: (exit: Exit) => void;
+  resolveClosed: (exit: Exit) => void;
+};
+
+/**
+ * The agent-run side of the spawn helper: starts commands there and turns its messages back into
+ * streams and promises. Owns the helper process and the commands it runs for us. Once the helper
+ * is gone (it crashed or was killed), the commands it ran are killed and end with an error, and
+ * `start` declines, so that callers start commands themselves.
+ */
+export class SpawnHelper {
+  readonly #helper: ChildProcess;
+  readonly #running = new Map<number, Running>();
+  #nextId = 1;
+  #state: "starting" | "ready" | "gone" = "starting";
+  readonly #ready: Promise<boolean>;
+
+  private constructor(helper: ChildProcess) {
+    this.#helper = helper;
+    let settleReady: (isReady: boolean) => void = () => {};
+    this.#ready = new Promise((resolve) => {
+      settleReady = resolve;
+    });
+    helper.on("message", (message: HelperMessage) => {
+      if (message.t === "ready") {
+        if (this.#state === "starting") this.#state = "ready";
+        settleReady(this.#state === "ready");
+      } else this.#receive(message);
+    });
+    const onGone = () => {
+      settleReady(false);
+      this.#lose();
+    };
+    helper.on("error", onGone);
+    helper.on("exit", onGone);
+    helper.on("disconnect", onGone);
+    // Neither the helper nor its channel keeps agent-run alive; the channel does while commands run.
+    helper.unref();
+    helper.channel?.unref();
+  }
+
+  /** Starts a helper; undefined when node could not even be started. */
+  static launch(): SpawnHelper | undefined {
+    try {
+      const helper = spawn(process.execPath, ["-e", HELPER_SOURCE], {
+        stdio: ["ignore", "ignore", "ignore", "ipc"],
+        serialization: "advanced",
+        // Nothing of ours: not NODE_OPTIONS (a --require, an inspector), not the API key.
+        env: {},
+      });
+      return new SpawnHelper(helper);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Settles with whether the helper is taking commands. */
+  whenReady(): Promise<boolean> {
+    return this.#ready;
+  }
+
+  get isReady(): boolean {
+    return this.#state === "ready";
+  }
+
+  /** Starts a command in the helper; undefined when it is not (or no longer) taking commands. */
+  start(options: SubprocessOptions): Subprocess | undefined {
+    if (this.#state !== "ready") return undefined;
+    const id = this.#nextId++;
+    const output = () =>
+      new Readable({
+        read() {},
+        // agent-run closed the output (a background process held it open): close the pipes too.
+        destroy: (error, callback) => {
+          if (this.#running.has(id)) this.#send({ t: "drop", id });
+          callback(error);
+        },
+      });
+    const settlers: Partial<Running> = {};
+    const started = new Promise<number>((resolve, reject) => {
+      settlers.resolveStarted = resolve;
+      settlers.rejectStarted = reject;
+    });
+    started.catch(() => {});
+    const exited = new Promise<Exit>((resolve) => {
+      settlers.resolveExited = resolve;
+    });
+    const closed = new Promise<Exit>((resolve) => {
+      settlers.resolveClosed = resolve;
+    });
+    const running: Running = {
+      stdout: output(),
+      stderr: output(),
+      detached: options.detached === true,
+      pid: undefined,
+      resolveStarted: settlers.resolveStarted ?? (() => {}),
+      rejectStarted: settlers.rejectStarted ?? (() => {}),
+      resolveExited: settlers.resolveExited ?? (() => {}),
+      resolveClosed: settlers.resolveClosed ?? (() => {}),
+    };
+    this.#running.set(id, running);
+    if (this.#running.size === 1) this.#helper.channel?.ref();
+    this.#send({
+      t: "spawn",
+      id,
+      file: options.file,
+      args: [...options.args],
+      cwd: options.cwd,
+      env: options.env,
+      detached: options.detached === true,
+      input: typeof options.input === "string" ? Buffer.from(options.input) : options.input,
+    });
+    return {
+      started,
+      stdout: running.stdout,
+      stderr: running.stderr,
+      exited,
+      closed,
+      kill: (signal) => {
+        if (this.#running.has(id)) this.#send({ t: "kill", id, signal: signal ?? "SIGTERM" });
+      },
+    };
+  }
+
+  #send(message: object): void {
+    if (this.#state === "gone") return;
+    // A closed channel is reported as an "error" event, which ends the helper for us.
+    this.#helper.send(message, (error) => {
+      if (error !== null && error !== undefined) this.#lose();
+    });
+  }
+
+  #receive(message: Exclude<HelperMessage, { t: "ready" }>): void {
+    const running = this.#running.get(message.id);
+    if (running === undefined) return;
+    switch (message.t) {
+      case "started":
+        running.pid = message.pid;
+        running.resolveStarted(message.pid);
+        return;
+      case "failed": {
+        const error = Object.assign(new Error(message.message), { code: message.code });
+        running.rejectStarted(error);
+        this.#finish(message.id, running, { exitCode: null, signal: null, error });
+        return;
+      }
+      case "output":
+        push(running.stdout, message.stdout);
+        push(running.stderr, message.stderr);
+        return;
+      case "exit":
+        running.resolveExited({ exitCode: message.exitCode, signal: message.signal });
+        return;
+      case "closed":
+        push(running.stdout, message.stdout);
+        push(running.stderr, message.stderr);
+        this.#finish(message.id, running, { exitCode: message.exitCode, signal: message.signal });
+        return;
+      default:
+        message satisfies never;
+    }
+  }
+
+  #finish(id: number, running: Running, exit: Exit): void {
+    this.#running.delete(id);
+    if (this.#running.size === 0) this.#helper.channel?.unref();
+    if (!running.stdout.destroyed) running.stdout.push(null);
+    if (!running.stderr.destroyed) running.stderr.push(null);
+    running.resolveExited(exit);
+    running.resolveClosed(exit);
+  }
+
+  /** The helper is gone: what it ran can no longer be waited for, so it is killed and ends with an error. */
+  #lose(): void {
+    if (this.#state === "gone") return;
+    this.#state = "gone";
+    const error = new Error("lost track of the command: agent-run's spawn helper stopped");
+    for (const [id, running] of this.#running) {
+      if (running.pid !== undefined) killQuietly(running.detached ? -running.pid : running.pid);
+      running.rejectStarted(error);
+      this.#finish(id, running, { exitCode: null, signal: null, error });
+    }
+  }
+}
+
+function push(stream: Readable, bytes: Uint8Array): void {
+  if (bytes.length > 0 && !stream.destroyed) {
+    stream.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+let shared: SpawnHelper | undefined;
+let isLaunched = false;
+
+/**
+ * The process's spawn helper, launched on the first call; undefined until it is ready, when it
+ * failed, or when `AGENT_RUN_SPAWN_HELPER=0` switches it off.
+ */
+export function sharedSpawnHelper(): SpawnHelper | undefined {
+  if (!isLaunched) {
+    isLaunched = true;
+    if (process.env.AGENT_RUN_SPAWN_HELPER !== "0") shared = SpawnHelper.launch();
+  }
+  return shared?.isReady === true ? shared : undefined;
+}
