@@ -183,6 +183,7 @@ function analyse(run, requests, toolMs) {
       steps > 1 ? (last.arrivedAt - first.arrivedAt - loopMockMs - toolMs) / (steps - 1) : null,
     shutdown_ms: last?.finishedAt ? run.exitedAt - last.finishedAt : null,
     peak_rss_kb: run.peakRssKb,
+    helper_peak_rss_kb: run.helperPeakRssKb,
     peak_rss_source: run.peakRssSource,
     bytes_first: bytes[0] ?? null,
     bytes_last: bytes[bytes.length - 1] ?? null,
@@ -793,6 +794,7 @@ await measure("batch", async () => {
     wall_ms: run.wallMs,
     ideal_ms: idealMs,
     peak_rss_kb: run.peakRssKb,
+    helper_peak_rss_kb: run.helperPeakRssKb,
     rss_early_kb: early,
     rss_late_kb: late,
     rss_samples: samples
@@ -817,6 +819,7 @@ await measure("batch", async () => {
     value: run.peakRssKb / 1024,
     reference: null,
     target: null,
+    note: run.peakRssSource,
   });
   addFigure({
     id: `batch_${tasks}x${steps}_rss_growth`,

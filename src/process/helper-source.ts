@@ -14,15 +14,16 @@
  *        { t: "output", id, stdout, stderr } (output so far, once 64 KB is waiting),
  *        { t: "exit", id, exitCode, signal } (the process ended while its output is still open),
  *        { t: "closed", id, exitCode, signal, stdout, stderr } (ended and output closed; the rest of it).
- * It exits when agent-run does (the channel closes).
+ * It exits when agent-run does (the channel closes), and ignores the signals a terminal sends.
  */
 export const HELPER_SOURCE = `"use strict";
 const { spawn } = require("node:child_process");
 const FLUSH_BYTES = 65536;
 const children = new Map();
-const send = (message) => {
-  if (process.connected) process.send(message);
-};
+const send = (message, callback) => process.connected && process.send(message, callback);
+// It lives exactly as long as agent-run: a Ctrl-C reaches the whole foreground process group, and
+// agent-run, which handles it (cancelling the tasks, killing their commands), still needs it.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]) process.on(signal, () => {});
 process.on("disconnect", () => process.exit(0));
 process.on("message", (message) => {
   if (message.t === "spawn") return start(message);
@@ -65,7 +66,16 @@ function start(request) {
     child[name].on("data", (chunk) => {
       entry[name].push(chunk);
       entry.bytes += chunk.length;
-      if (entry.bytes >= FLUSH_BYTES) send({ t: "output", id, ...take() });
+      if (entry.bytes < FLUSH_BYTES) return;
+      // Stop reading while agent-run is behind, so that a flood of output cannot pile up here.
+      const resume = () => {
+        child.stdout.resume();
+        child.stderr.resume();
+      };
+      if (send({ t: "output", id, ...take() }, resume) === false && process.connected) {
+        child.stdout.pause();
+        child.stderr.pause();
+      }
     });
   }
   if (child.stdin) {

@@ -92,6 +92,11 @@ export class SpawnHelper {
     return this.#state === "ready";
   }
 
+  /** The helper's process id. */
+  get pid(): number | undefined {
+    return this.#helper.pid;
+  }
+
   /** Starts a command in the helper; undefined when it is not (or no longer) taking commands. */
   start(options: SubprocessOptions): Subprocess | undefined {
     if (this.#state !== "ready") return undefined;

@@ -34,15 +34,14 @@ function collect(stream: Readable): () => Buffer {
   return () => Buffer.concat(chunks);
 }
 
+function startInHelper(options: SubprocessOptions): Subprocess {
+  const subprocess = helper.start(options);
+  if (subprocess === undefined) throw new Error("the helper declined");
+  return subprocess;
+}
+
 const ways: [string, (options: SubprocessOptions) => Subprocess][] = [
-  [
-    "through the spawn helper",
-    (options) => {
-      const subprocess = helper.start(options);
-      if (subprocess === undefined) throw new Error("the helper declined");
-      return subprocess;
-    },
-  ],
+  ["through the spawn helper", startInHelper],
   ["directly", startDirectly],
 ];
 
@@ -180,6 +179,29 @@ describe("SpawnHelper", () => {
     await vi.waitFor(async () => expect(await isRunning(pid)).toBe(false));
     expect(own.isReady).toBe(false);
     expect(own.start({ file: "true", args: [], env })).toBeUndefined();
+  });
+
+  it("ignores the signals a terminal sends to the whole process group", async () => {
+    const pid = helper.pid ?? 0;
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(pid, signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    expect(helper.isReady).toBe(true);
+    const subprocess = startInHelper({ file: "echo", args: ["still here"], env });
+    const stdout = collect(subprocess.stdout);
+    expect(await subprocess.closed).toEqual({ exitCode: 0, signal: null });
+    expect(stdout().toString()).toBe("still here\n");
+  });
+
+  it("passes a flood of output on whole", async () => {
+    const subprocess = startInHelper({ file: "head", args: ["-c", "20000000", "/dev/zero"], env });
+    let bytes = 0;
+    subprocess.stdout.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+
+    expect(await subprocess.closed).toEqual({ exitCode: 0, signal: null });
+    expect(bytes).toBe(20_000_000);
   });
 
   it("is not used when AGENT_RUN_SPAWN_HELPER=0", async () => {
