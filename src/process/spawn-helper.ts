@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { Readable } from "node:stream";
 import { HELPER_SOURCE } from "./helper-source.js";
 import type { Exit, Subprocess, SubprocessOptions } from "./subprocess.js";
@@ -90,6 +91,18 @@ export class SpawnHelper {
 
   get isReady(): boolean {
     return this.#state === "ready";
+  }
+
+  /** Whether it has stopped for good (crashed or killed). */
+  get isGone(): boolean {
+    return this.#state === "gone";
+  }
+
+  /** Commands sent to it that have not started yet: its queue, as it starts one at a time. */
+  get startingCount(): number {
+    let count = 0;
+    for (const running of this.#running.values()) if (running.pid === undefined) count += 1;
+    return count;
   }
 
   /** The helper's process id. */
@@ -231,17 +244,34 @@ function killQuietly(pid: number): void {
   }
 }
 
-let shared: SpawnHelper | undefined;
-let isLaunched = false;
+/** At most this many helpers: each starts one command at a time, and more than the cores cannot help. */
+const MAX_HELPERS = Math.min(availableParallelism(), 4);
+
+const helpers: SpawnHelper[] = [];
+let isSwitchedOff: boolean | undefined;
 
 /**
- * The process's spawn helper, launched on the first call; undefined until it is ready, when it
- * failed, or when `AGENT_RUN_SPAWN_HELPER=0` switches it off.
+ * A spawn helper of this process to start a command in: the ready one with the shortest queue.
+ * The first call launches one; another is launched (up to one per core, at most 4) when a command
+ * comes while every ready helper is still starting others, as in a batch whose tasks run commands
+ * at the same moment. Undefined until one is ready, when none could start, and when
+ * `AGENT_RUN_SPAWN_HELPER=0` switches them off.
  */
 export function sharedSpawnHelper(): SpawnHelper | undefined {
-  if (!isLaunched) {
-    isLaunched = true;
-    if (process.env.AGENT_RUN_SPAWN_HELPER !== "0") shared = SpawnHelper.launch();
+  isSwitchedOff ??= process.env.AGENT_RUN_SPAWN_HELPER === "0";
+  if (isSwitchedOff) return undefined;
+  let best: SpawnHelper | undefined;
+  for (const helper of helpers) {
+    if (helper.isReady && (best === undefined || helper.startingCount < best.startingCount)) {
+      best = helper;
+    }
   }
-  return shared?.isReady === true ? shared : undefined;
+  const isLaunching = helpers.some((helper) => !helper.isReady && !helper.isGone);
+  const isBusy = best === undefined || best.startingCount > 0;
+  // Helpers that stopped are not replaced: something is wrong, and commands can start without them.
+  if (isBusy && !isLaunching && helpers.length < MAX_HELPERS) {
+    const launched = SpawnHelper.launch();
+    if (launched !== undefined) helpers.push(launched);
+  }
+  return best;
 }

@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -204,6 +204,27 @@ describe("SpawnHelper", () => {
     expect(bytes).toBe(20_000_000);
   });
 
+  it("sharedSpawnHelper launches one, and another while every ready one is busy starting commands", async () => {
+    vi.resetModules();
+    const { sharedSpawnHelper } = await import("../../src/process/spawn-helper.js");
+    const before = await countHelpers();
+
+    expect(sharedSpawnHelper()).toBeUndefined();
+    const first = await vi.waitFor(() => {
+      const ready = sharedSpawnHelper();
+      if (ready === undefined) throw new Error("not ready yet");
+      return ready;
+    });
+    expect(await countHelpers()).toBe(before + 1);
+    const subprocess = first.start({ file: "true", args: [], env });
+    expect(first.startingCount).toBe(1);
+
+    expect(sharedSpawnHelper()).toBe(first);
+    expect(await countHelpers()).toBe(before + (availableParallelism() >= 2 ? 2 : 1));
+    await subprocess?.closed;
+    expect(first.startingCount).toBe(0);
+  });
+
   it("is not used when AGENT_RUN_SPAWN_HELPER=0", async () => {
     vi.stubEnv("AGENT_RUN_SPAWN_HELPER", "0");
     vi.resetModules();
@@ -215,6 +236,21 @@ describe("SpawnHelper", () => {
     }
   });
 });
+
+/** How many spawn helpers this process has (children running `node -e`). */
+async function countHelpers(): Promise<number> {
+  const { readFile } = await import("node:fs/promises");
+  const children = (await readFile(`/proc/${process.pid}/task/${process.pid}/children`, "utf8"))
+    .trim()
+    .split(" ")
+    .filter(Boolean);
+  let count = 0;
+  for (const child of children) {
+    const argv = (await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "")).split("\0");
+    if (argv[0] === process.execPath && argv[1] === "-e") count += 1;
+  }
+  return count;
+}
 
 /** The parent of `pid`: the helper that started it. */
 async function findHelperPid(pid: number): Promise<number> {
