@@ -3,6 +3,7 @@ import { glob } from "tinyglobby";
 import { ConfigError, messageOf } from "../errors.js";
 import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
 import { estimateCostUsd, findPrice, type PriceTable } from "../model/pricing.js";
+import { useSpawnHelpers } from "../process/spawn-helper.js";
 import type { Redactor } from "../redact.js";
 import { writeBatchReport } from "../report/batch-report.js";
 import { formatDuration } from "../report/format.js";
@@ -49,6 +50,7 @@ export async function runCommand(
   const log = createBatchLog(io, options);
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
+  if (Math.min(options.concurrency, batch.tasks.length) > 1) useSpawnHelpers();
   const summaries = await mapWithConcurrency(batch.tasks, options.concurrency, (task) =>
     runOne(task, batch, { options, log, budget, signal }),
   );

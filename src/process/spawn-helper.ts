@@ -72,7 +72,8 @@ export class SpawnHelper {
   /** Starts a helper; undefined when node could not even be started. */
   static launch(): SpawnHelper | undefined {
     try {
-      const helper = spawn(process.execPath, ["-e", HELPER_SOURCE], {
+      // A young generation of 1 MB: it holds a few messages at a time.
+      const helper = spawn(process.execPath, ["--max-semi-space-size=1", "-e", HELPER_SOURCE], {
         stdio: ["ignore", "ignore", "ignore", "ipc"],
         serialization: "advanced",
         // Nothing of ours: not NODE_OPTIONS (a --require, an inspector), not the API key.
@@ -248,18 +249,28 @@ function killQuietly(pid: number): void {
 const MAX_HELPERS = Math.min(availableParallelism(), 4);
 
 const helpers: SpawnHelper[] = [];
-let isSwitchedOff: boolean | undefined;
+let isWanted = false;
 
 /**
- * A spawn helper of this process to start a command in: the ready one with the shortest queue.
+ * Has commands start in spawn helpers from now on, and launches the first. They pay off when
+ * several tasks share this process: each fork from it holds the event loop that all of them wait
+ * on. A single task starts its commands sooner itself (no round trip to a helper).
+ */
+export function useSpawnHelpers(): void {
+  isWanted = true;
+  sharedSpawnHelper();
+}
+
+/**
+ * A spawn helper to start a command in, if helpers are in use (`useSpawnHelpers`, or
+ * `AGENT_RUN_SPAWN_HELPER=1`; `0` switches them off): the ready one with the shortest queue.
  * The first call launches one; another is launched (up to one per core, at most 4) when a command
  * comes while every ready helper is still starting others, as in a batch whose tasks run commands
- * at the same moment. Undefined until one is ready, when none could start, and when
- * `AGENT_RUN_SPAWN_HELPER=0` switches them off.
+ * at the same moment. Undefined until one is ready, and when none could start.
  */
 export function sharedSpawnHelper(): SpawnHelper | undefined {
-  isSwitchedOff ??= process.env.AGENT_RUN_SPAWN_HELPER === "0";
-  if (isSwitchedOff) return undefined;
+  const setting = process.env.AGENT_RUN_SPAWN_HELPER;
+  if (setting === "0" || (!isWanted && setting !== "1")) return undefined;
   let best: SpawnHelper | undefined;
   for (const helper of helpers) {
     if (helper.isReady && (best === undefined || helper.startingCount < best.startingCount)) {

@@ -2,9 +2,8 @@ import { sharedSpawnHelper } from "./spawn-helper.js";
 import { type Subprocess, type SubprocessOptions, startDirectly } from "./subprocess.js";
 
 /**
- * Starts a command through the spawn helper (see `helper-source.ts`) once it is up; with node's
- * `spawn` from this process until then, when it is switched off (`AGENT_RUN_SPAWN_HELPER=0`), or
- * after it failed.
+ * Starts a command in a spawn helper (see `helper-source.ts`) when helpers are in use and one is
+ * ready (`sharedSpawnHelper`); otherwise with node's `spawn`, from this process.
  */
 export function startSubprocess(options: SubprocessOptions): Subprocess {
   return sharedSpawnHelper()?.start(options) ?? startDirectly(options);

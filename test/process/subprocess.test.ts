@@ -206,9 +206,14 @@ describe("SpawnHelper", () => {
 
   it("sharedSpawnHelper launches one, and another while every ready one is busy starting commands", async () => {
     vi.resetModules();
-    const { sharedSpawnHelper } = await import("../../src/process/spawn-helper.js");
+    const { sharedSpawnHelper, useSpawnHelpers } = await import(
+      "../../src/process/spawn-helper.js"
+    );
     const before = await countHelpers();
 
+    expect(sharedSpawnHelper()).toBeUndefined();
+    expect(await countHelpers()).toBe(before);
+    useSpawnHelpers();
     expect(sharedSpawnHelper()).toBeUndefined();
     const first = await vi.waitFor(() => {
       const ready = sharedSpawnHelper();
@@ -225,12 +230,29 @@ describe("SpawnHelper", () => {
     expect(first.startingCount).toBe(0);
   });
 
-  it("is not used when AGENT_RUN_SPAWN_HELPER=0", async () => {
+  it("is not used when AGENT_RUN_SPAWN_HELPER=0, even when asked for", async () => {
     vi.stubEnv("AGENT_RUN_SPAWN_HELPER", "0");
     vi.resetModules();
     try {
-      const { sharedSpawnHelper } = await import("../../src/process/spawn-helper.js");
+      const { sharedSpawnHelper, useSpawnHelpers } = await import(
+        "../../src/process/spawn-helper.js"
+      );
+      const before = await countHelpers();
+      useSpawnHelpers();
       expect(sharedSpawnHelper()).toBeUndefined();
+      expect(await countHelpers()).toBe(before);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("is used without being asked for when AGENT_RUN_SPAWN_HELPER=1", async () => {
+    vi.stubEnv("AGENT_RUN_SPAWN_HELPER", "1");
+    vi.resetModules();
+    try {
+      const { sharedSpawnHelper } = await import("../../src/process/spawn-helper.js");
+      sharedSpawnHelper();
+      await vi.waitFor(() => expect(sharedSpawnHelper()).toBeDefined());
     } finally {
       vi.unstubAllEnvs();
     }
@@ -247,7 +269,7 @@ async function countHelpers(): Promise<number> {
   let count = 0;
   for (const child of children) {
     const argv = (await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "")).split("\0");
-    if (argv[0] === process.execPath && argv[1] === "-e") count += 1;
+    if (argv[0] === process.execPath && argv.includes("-e")) count += 1;
   }
   return count;
 }
