@@ -17,8 +17,9 @@ import { loadBundle } from "../dist/launcher/load-bundle.js";
 //   ~25 MB for a moment. Its baseline (Liftoff) code only frames a few replies a second.
 // - The young generation keeps the size start-up gave it (about 8 MB) instead of growing to 32 MB
 //   (`--semi-space-growth-factor=1`): a single task's commands and git calls fork this process
-//   (a parallel batch's start in spawn helpers), and fork copies its page tables. A 100-task batch peaks at ~90 MB instead of ~110 MB, and the 200-step
-//   session got slightly faster (1.39 → 1.36 s); short-lived garbage is all it holds.
+//   (a parallel batch's start in spawn helpers), and fork copies its page tables. A 100-task
+//   batch peaks at ~90 MB instead of ~110 MB, and the 200-step session got slightly faster
+//   (1.39 → 1.36 s); short-lived garbage is all it holds.
 // - --no-opt: the optimising compiler (TurboFan) spends ~10 ms of CPU per short task compiling
 //   code that runs a few hundred times; between model calls agent-run mostly waits, and the
 //   baseline compilers are enough. In a 100-task batch on 2 cores: 11.5 → 9.2 s, 121 → 109 MB.
