@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -36,6 +36,39 @@ export async function clearRunDir(runDir: string, preserve: readonly string[]): 
       .filter((entry) => !preserve.includes(entry))
       .map((entry) => rm(join(runDir, entry), { recursive: true, force: true })),
   );
+}
+
+/**
+ * A folder in the batch's output folder for its snapshot git dirs, `.snapshots-XXXXXX`: task names
+ * start with a letter or digit, so none can clash, and `report` skips folders without a run.
+ * The batch removes it when it ends (`removeSnapshotScratch`).
+ */
+export function makeSnapshotScratch(outDir: string): string {
+  return mkdtempSync(join(outDir, ".snapshots-"));
+}
+
+/** Removes a batch's snapshot folder (see `makeSnapshotScratch`). */
+export async function removeSnapshotScratch(scratch: string): Promise<void> {
+  await rm(scratch, { recursive: true, force: true });
+}
+
+/**
+ * Readies a borrowed git dir (see `RunTaskOptions.snapshotGitDir`) for a new task: its objects stay,
+ * as the task may well share most of them, but the last task's index goes (with its split-index
+ * parts and a lock a killed git may have left), so the first snapshot reads the workspace afresh.
+ */
+export function resetSnapshotIndex(gitDir: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(gitDir);
+  } catch {
+    return; // Not made yet: the first snapshot makes it.
+  }
+  for (const entry of entries) {
+    if (entry === "index" || entry === "index.lock" || entry.startsWith("sharedindex.")) {
+      rmSync(join(gitDir, entry), { force: true });
+    }
+  }
 }
 
 /** Removes a run's private git folder once its snapshots are done with. */

@@ -17,6 +17,7 @@ import {
   plannedWorkspace,
   prepare,
   removeSnapshots,
+  resetSnapshotIndex,
   type SnapshotPlace,
 } from "./run-files.js";
 import type { Task } from "./task/schema.js";
@@ -67,6 +68,12 @@ export type RunTaskOptions = {
   onCheck?: (result: CheckResult) => void;
   /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
   origin?: RunOrigin;
+  /**
+   * A git dir for the snapshots, kept by the caller and used by one task at a time (a batch has
+   * one per concurrent task): objects the workspaces share are stored once, and nothing is made
+   * or deleted per task. Default: a private one in the run folder, deleted when the run ends.
+   */
+  snapshotGitDir?: string;
 };
 
 /**
@@ -84,9 +91,11 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const system = buildSystemPrompt(task.system);
   const problems: string[] = [];
   const place = {
-    gitDir: join(runDir, ".snapshot.git"),
-    excludePaths: options.inPlace ? [runDir] : [],
+    gitDir: options.snapshotGitDir ?? join(runDir, ".snapshot.git"),
+    // In place, the output folder may sit inside the workspace: it is agent-run's, not content.
+    excludePaths: options.inPlace ? [runDir, options.outDir] : [],
   };
+  if (options.snapshotGitDir !== undefined) resetSnapshotIndex(options.snapshotGitDir);
 
   // The workspace is copied and snapshotted while the first model call is on its way: tools wait
   // until its files are read (`ready`), and the transcript's lines wait for its init line. A
@@ -143,7 +152,9 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const workspace = prepared?.workspace ?? task.workspace;
   // Scratch space only: it goes while the result and the summary are written. A failure is kept
   // and thrown at the end, so it is never an unhandled rejection meanwhile.
-  const removing = removeSnapshots(place).then(
+  const removing = (
+    options.snapshotGitDir === undefined ? removeSnapshots(place) : Promise.resolve()
+  ).then(
     () => undefined,
     (error: unknown) => ({ error }),
   );

@@ -1,4 +1,5 @@
 import { getEventListeners } from "node:events";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, test } from "vitest";
@@ -19,8 +20,13 @@ function collectGarbage(): void {
 }
 
 /** Runs one task (a bash call, then a final reply, then a `run` check) as a batch would. */
-async function runOneTask(root: string, model: ModelClient, batch: AbortSignal) {
-  const [task] = await loadTasks([`${root}/task.yaml`]);
+async function runOneTask(
+  root: string,
+  model: ModelClient,
+  batch: AbortSignal,
+  more: { taskFile?: string; snapshotGitDir?: string } = {},
+) {
+  const [task] = await loadTasks([`${root}/${more.taskFile ?? "task.yaml"}`]);
   if (task === undefined) throw new Error("no task loaded");
   return runTask({
     task,
@@ -32,6 +38,7 @@ async function runOneTask(root: string, model: ModelClient, batch: AbortSignal) 
     prices: DEFAULT_PRICES,
     baseEnv: { PATH: process.env.PATH ?? "" },
     signal: batch,
+    ...(more.snapshotGitDir === undefined ? {} : { snapshotGitDir: more.snapshotGitDir }),
   });
 }
 
@@ -86,5 +93,78 @@ describe("runTask: what a finished task leaves to the batch", () => {
     expect(batch.signal.aborted).toBe(false); // the batch goes on
     expect(conversation).toBeDefined();
     expect(conversation?.deref()).toBeUndefined();
+  });
+});
+
+describe("runTask: a snapshot git dir the caller keeps (snapshotGitDir)", () => {
+  /** A task that appends a line to `file` in workspace `ws`. */
+  function editingTask(name: string, ws: string, file: string) {
+    return [
+      `name: ${name}`,
+      `prompt: Add a line to ${file}.`,
+      `workspace: ${ws}`,
+      "tools: [bash]",
+    ].join("\n");
+  }
+  const editingModel = (file: string) =>
+    createReplayModel(
+      [
+        reply()
+          .toolUse("bash", { command: `echo more >> ${file}` })
+          .build(),
+        reply().text("done").build(),
+      ],
+      "test replies",
+    );
+
+  test("is used one task after another: each finds only its own changes, and it stays", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "one/a.txt": "a\n",
+        "one/shared.txt": "same in both\n",
+        "two/b.txt": "b\n",
+        "two/shared.txt": "same in both\n",
+        "one.yaml": editingTask("one", "one", "a.txt"),
+        "two.yaml": editingTask("two", "two", "b.txt"),
+      },
+    });
+    const gitDir = `${ws.root}/lane-0`;
+    const batch = new AbortController().signal;
+
+    const first = await runOneTask(ws.root, editingModel("a.txt"), batch, {
+      taskFile: "one.yaml",
+      snapshotGitDir: gitDir,
+    });
+    // A git killed mid-snapshot leaves its lock; the next task must not fail on it.
+    writeFileSync(`${gitDir}/index.lock`, "");
+    const second = await runOneTask(ws.root, editingModel("b.txt"), batch, {
+      taskFile: "two.yaml",
+      snapshotGitDir: gitDir,
+    });
+
+    expect(first.status).toBe("completed");
+    expect(first.changedFiles.map((file) => file.path)).toEqual(["a.txt"]);
+    expect(second.status).toBe("completed");
+    expect(second.changedFiles.map((file) => [file.path, file.status])).toEqual([
+      ["b.txt", "modified"],
+    ]);
+    expect(readFileSync(`${ws.root}/out/two/changes.patch`, "utf8")).toContain("+more");
+    expect(existsSync(`${ws.root}/out/two/.snapshot.git`)).toBe(false);
+    expect(existsSync(`${gitDir}/HEAD`)).toBe(true);
+    expect(readdirSync(gitDir).filter((entry) => entry.startsWith("index.lock"))).toEqual([]);
+  });
+
+  test("without one, the task's private git dir is deleted when it ends", async () => {
+    await using ws = await tmpWorkspace({ files: FILES });
+
+    const summary = await runOneTask(ws.root, scriptedModel(), new AbortController().signal);
+
+    expect(summary.status).toBe("completed");
+    expect(readdirSync(`${ws.root}/out/t`).sort()).toEqual([
+      "changes.patch",
+      "summary.json",
+      "transcript.jsonl",
+      "workspace",
+    ]);
   });
 });

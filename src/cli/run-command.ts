@@ -1,4 +1,4 @@
-import { relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { glob } from "tinyglobby";
 import { ConfigError, messageOf } from "../errors.js";
 import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
@@ -8,6 +8,7 @@ import type { Redactor } from "../redact.js";
 import { writeBatchReport } from "../report/batch-report.js";
 import { formatDuration } from "../report/format.js";
 import type { TaskSummary } from "../report/summary.js";
+import { makeSnapshotScratch, removeSnapshotScratch } from "../run-files.js";
 import { runTask } from "../run-task.js";
 import { loadTasks } from "../task/load-task.js";
 import { DEFAULT_MODEL, type Task } from "../task/schema.js";
@@ -51,9 +52,17 @@ export async function runCommand(
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
   if (Math.min(options.concurrency, batch.tasks.length) > 1) useSpawnHelpers();
-  const summaries = await mapWithConcurrency(batch.tasks, options.concurrency, (task) =>
-    runOne(task, batch, { options, log, budget, signal }),
-  );
+  // One snapshot git dir per concurrent task, kept while the batch runs (see `snapshotGitDir`).
+  const scratch = makeSnapshotScratch(batch.outDir);
+  const summaries = await mapWithConcurrency(batch.tasks, options.concurrency, (task, lane) =>
+    runOne(task, batch, {
+      options,
+      log,
+      budget,
+      signal,
+      snapshotGitDir: join(scratch, `lane-${lane}`),
+    }),
+  ).finally(() => removeSnapshotScratch(scratch));
   const wallTimeMs = performance.now() - startedAt;
   const markdown = await writeBatchReport(batch.outDir, summaries, io.redact);
   io.writeOut(markdown);
@@ -102,7 +111,13 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
 async function runOne(
   task: Task,
   batch: Batch,
-  context: { options: RunOptions; log: BatchLog; budget: BatchBudget; signal: AbortSignal },
+  context: {
+    options: RunOptions;
+    log: BatchLog;
+    budget: BatchBudget;
+    signal: AbortSignal;
+    snapshotGitDir: string;
+  },
 ): Promise<TaskSummary> {
   const { options, log, budget, signal } = context;
   const model = batch.modelOf(task);
@@ -135,6 +150,7 @@ async function runOne(
     signal,
     gate: () => budget.exhausted(),
     sandbox: options.sandbox,
+    snapshotGitDir: context.snapshotGitDir,
     ...(skipReason === undefined ? {} : { skipReason }),
     onEvent: (event) => {
       if (event.type === "model_reply") {
@@ -244,29 +260,34 @@ function displayPath(path: string): string {
   return rel === "" ? "." : rel.startsWith("..") ? path : rel;
 }
 
-/** Runs `work` over `items` with at most `limit` at once, keeping the input order in the result. */
+/**
+ * Runs `work` over `items` with at most `limit` at once, keeping the input order in the result.
+ * `lane` (0 to limit - 1) tells which of the concurrent workers runs the item.
+ */
 async function mapWithConcurrency<T, R>(
   items: readonly T[],
   limit: number,
-  work: (item: T) => Promise<R>,
+  work: (item: T, lane: number) => Promise<R>,
 ): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
   // After a failure no new item starts, but the running ones finish (and clean up their
   // commands) before it is thrown: the process exits right after.
   let failure: { error: unknown } | undefined;
-  const worker = async () => {
+  const worker = async (lane: number) => {
     for (let index = next++; index < items.length && failure === undefined; index = next++) {
       const item = items[index];
       if (item === undefined) continue;
       try {
-        results[index] = await work(item);
+        results[index] = await work(item, lane);
       } catch (error) {
         failure ??= { error };
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, (_, lane) => worker(lane)),
+  );
   if (failure !== undefined) throw failure.error;
   return results;
 }

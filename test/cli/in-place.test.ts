@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -34,6 +34,7 @@ describe("--in-place and the output folder", () => {
     ]);
     expect(existsSync(join(out, "t", "workspace"))).toBe(false);
     expect(existsSync(join(out, "t", ".snapshot.git"))).toBe(false);
+    expect(readdirSync(out).sort()).toEqual(["report.json", "t"]); // no snapshot git dirs left
     const init = (await readTranscript(join(out, "t")))[0];
     expect(init).toMatchObject({ task: { workspace: { in_place: true, path: ws.root } } });
   });
