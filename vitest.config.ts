@@ -9,8 +9,9 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"] } },
       {
-        // The tests that run commands, again with every command started in a spawn helper (as a
-        // batch with --concurrency > 1 does); the first project starts them directly.
+        // The tests that run commands, again with the commands started in spawn helpers (as a
+        // batch with --concurrency > 1 does; the setup waits for one to be up); the first project
+        // starts them directly.
         extends: true,
         test: {
           name: "spawn-helper",
@@ -20,6 +21,7 @@ export default defineConfig({
             "test/workspace/**/*.test.ts",
           ],
           env: { AGENT_RUN_SPAWN_HELPER: "1" },
+          setupFiles: ["test/helpers/spawn-helper-setup.ts"],
         },
       },
     ],

@@ -1,16 +1,20 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { realPathOr } from "./real-path.js";
 import type { Redactor } from "./redact.js";
+import { resetLaneGitDir } from "./snapshot-scratch.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
 import { type Snapshot, snapshotWorkspace } from "./workspace/snapshot.js";
 import { writeFileAtomic } from "./write-file-atomic.js";
 
-/** Where a run's private snapshots live, and what in the workspace is not content. */
-export type SnapshotPlace = { gitDir: string; excludePaths: string[] };
+/**
+ * Where a run's snapshots live, and what in the workspace is not content. `isLane`: the git dir is
+ * a batch lane's (see `snapshot-scratch.ts`), kept after the run; otherwise it is the run's own.
+ */
+export type SnapshotPlace = { gitDir: string; excludePaths: string[]; isLane?: boolean };
 
 /** How long a task's copy waits for its first model request to leave (see `prepare`). */
 const FIRST_REQUEST_HEAD_START_MS = 1;
@@ -38,41 +42,9 @@ export async function clearRunDir(runDir: string, preserve: readonly string[]): 
   );
 }
 
-/**
- * A folder in the batch's output folder for its snapshot git dirs, `.snapshots-XXXXXX`: task names
- * start with a letter or digit, so none can clash, and `report` skips folders without a run.
- * The batch removes it when it ends (`removeSnapshotScratch`).
- */
-export function makeSnapshotScratch(outDir: string): string {
-  return mkdtempSync(join(outDir, ".snapshots-"));
-}
-
-/** Removes a batch's snapshot folder (see `makeSnapshotScratch`). */
-export async function removeSnapshotScratch(scratch: string): Promise<void> {
-  await rm(scratch, { recursive: true, force: true });
-}
-
-/**
- * Readies a borrowed git dir (see `RunTaskOptions.snapshotGitDir`) for a new task: its objects stay,
- * as the task may well share most of them, but the last task's index goes (with its split-index
- * parts and a lock a killed git may have left), so the first snapshot reads the workspace afresh.
- */
-export function resetSnapshotIndex(gitDir: string): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(gitDir);
-  } catch {
-    return; // Not made yet: the first snapshot makes it.
-  }
-  for (const entry of entries) {
-    if (entry === "index" || entry === "index.lock" || entry.startsWith("sharedindex.")) {
-      rmSync(join(gitDir, entry), { force: true });
-    }
-  }
-}
-
-/** Removes a run's private git folder once its snapshots are done with. */
+/** Removes a run's own git folder once its snapshots are done with (a lane's stays). */
 export async function removeSnapshots(place: SnapshotPlace): Promise<void> {
+  if (place.isLane === true) return;
   await rm(place.gitDir, { recursive: true, force: true });
 }
 
@@ -91,6 +63,7 @@ export async function prepare(
   onReady?: () => void,
 ): Promise<{ workspace: string; before: Snapshot }> {
   await sleep(FIRST_REQUEST_HEAD_START_MS);
+  if (place.isLane === true) await resetLaneGitDir(place.gitDir, realPathOr(source));
   const { path } = await prepareWorkspace({ source, runDir, inPlace: isInPlace });
   const before = await snapshotWorkspace({
     workspace: path,

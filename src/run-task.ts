@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { LimitHit } from "./agent/budget.js";
 import type { AgentEvent, RunResult, RunStatus } from "./agent/events.js";
 import { buildSystemPrompt } from "./agent/system-prompt.js";
@@ -17,7 +17,6 @@ import {
   plannedWorkspace,
   prepare,
   removeSnapshots,
-  resetSnapshotIndex,
   type SnapshotPlace,
 } from "./run-files.js";
 import type { Task } from "./task/schema.js";
@@ -70,8 +69,9 @@ export type RunTaskOptions = {
   origin?: RunOrigin;
   /**
    * A git dir for the snapshots, kept by the caller and used by one task at a time (a batch has
-   * one per concurrent task): objects the workspaces share are stored once, and nothing is made
-   * or deleted per task. Default: a private one in the run folder, deleted when the run ends.
+   * one per concurrent task, in one folder: see `snapshot-scratch.ts`). Its index is reset for
+   * the task; its objects stay when the last task worked on the same workspace. Default: the
+   * run's own in the run folder, deleted when the run ends.
    */
   snapshotGitDir?: string;
 };
@@ -90,12 +90,16 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const transcript = TranscriptWriter.open(join(runDir, "transcript.jsonl"), { redact });
   const system = buildSystemPrompt(task.system);
   const problems: string[] = [];
+  const lane = options.snapshotGitDir;
   const place = {
-    gitDir: options.snapshotGitDir ?? join(runDir, ".snapshot.git"),
-    // In place, the output folder may sit inside the workspace: it is agent-run's, not content.
-    excludePaths: options.inPlace ? [runDir, options.outDir] : [],
+    gitDir: lane ?? join(runDir, ".snapshot.git"),
+    // In place, the output folder may sit inside the workspace (or be it): it is agent-run's, not
+    // content, and neither are the other lanes' git dirs beside this one.
+    excludePaths: options.inPlace
+      ? [runDir, options.outDir, ...(lane === undefined ? [] : [dirname(lane)])]
+      : [],
+    isLane: lane !== undefined,
   };
-  if (options.snapshotGitDir !== undefined) resetSnapshotIndex(options.snapshotGitDir);
 
   // The workspace is copied and snapshotted while the first model call is on its way: tools wait
   // until its files are read (`ready`), and the transcript's lines wait for its init line. A
@@ -152,9 +156,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   const workspace = prepared?.workspace ?? task.workspace;
   // Scratch space only: it goes while the result and the summary are written. A failure is kept
   // and thrown at the end, so it is never an unhandled rejection meanwhile.
-  const removing = (
-    options.snapshotGitDir === undefined ? removeSnapshots(place) : Promise.resolve()
-  ).then(
+  const removing = removeSnapshots(place).then(
     () => undefined,
     (error: unknown) => ({ error }),
   );

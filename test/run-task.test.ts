@@ -130,11 +130,13 @@ describe("runTask: a snapshot git dir the caller keeps (snapshotGitDir)", () => 
     });
     const gitDir = `${ws.root}/lane-0`;
     const batch = new AbortController().signal;
+    const sharedIndexes = () => readdirSync(gitDir).filter((entry) => entry.startsWith("shared"));
 
     const first = await runOneTask(ws.root, editingModel("a.txt"), batch, {
       taskFile: "one.yaml",
       snapshotGitDir: gitDir,
     });
+    const afterFirst = sharedIndexes();
     // A git killed mid-snapshot leaves its lock; the next task must not fail on it.
     writeFileSync(`${gitDir}/index.lock`, "");
     const second = await runOneTask(ws.root, editingModel("b.txt"), batch, {
@@ -151,7 +153,37 @@ describe("runTask: a snapshot git dir the caller keeps (snapshotGitDir)", () => 
     expect(readFileSync(`${ws.root}/out/two/changes.patch`, "utf8")).toContain("+more");
     expect(existsSync(`${ws.root}/out/two/.snapshot.git`)).toBe(false);
     expect(existsSync(`${gitDir}/HEAD`)).toBe(true);
-    expect(readdirSync(gitDir).filter((entry) => entry.startsWith("index.lock"))).toEqual([]);
+    expect(existsSync(`${gitDir}/index.lock`)).toBe(false);
+    // The first task's index went with it: split-index parts do not pile up.
+    expect(afterFirst.length).toBeGreaterThan(0);
+    expect(sharedIndexes().length).toBe(afterFirst.length);
+    expect(sharedIndexes()).not.toEqual(afterFirst);
+  });
+
+  test("keeps its objects for the same workspace, and drops them for another", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "one/a.txt": "a\n",
+        "two/b.txt": "b\n",
+        "one.yaml": editingTask("one", "one", "a.txt"),
+        "two.yaml": editingTask("two", "two", "b.txt"),
+      },
+    });
+    const gitDir = `${ws.root}/lane-0`;
+    const batch = new AbortController().signal;
+    const packs = () => readdirSync(`${gitDir}/objects/pack`).sort();
+    const run = (taskFile: string, file: string) =>
+      runOneTask(ws.root, editingModel(file), batch, { taskFile, snapshotGitDir: gitDir });
+
+    expect((await run("one.yaml", "a.txt")).status).toBe("completed");
+    const firstPacks = packs();
+    expect((await run("one.yaml", "a.txt")).status).toBe("completed");
+    const samePacks = packs();
+    expect((await run("two.yaml", "b.txt")).status).toBe("completed");
+
+    expect(firstPacks.length).toBeGreaterThan(0);
+    expect(samePacks).toEqual(expect.arrayContaining(firstPacks));
+    expect(packs().some((pack) => firstPacks.includes(pack))).toBe(false);
   });
 
   test("without one, the task's private git dir is deleted when it ends", async () => {

@@ -8,8 +8,12 @@ import type { Redactor } from "../redact.js";
 import { writeBatchReport } from "../report/batch-report.js";
 import { formatDuration } from "../report/format.js";
 import type { TaskSummary } from "../report/summary.js";
-import { makeSnapshotScratch, removeSnapshotScratch } from "../run-files.js";
 import { runTask } from "../run-task.js";
+import {
+  makeSnapshotScratch,
+  removeSnapshotScratch,
+  removeStaleSnapshotScratch,
+} from "../snapshot-scratch.js";
 import { loadTasks } from "../task/load-task.js";
 import { DEFAULT_MODEL, type Task } from "../task/schema.js";
 import { assertSandboxAvailable } from "../tools/sandbox.js";
@@ -54,6 +58,7 @@ export async function runCommand(
   if (Math.min(options.concurrency, batch.tasks.length) > 1) useSpawnHelpers();
   // One snapshot git dir per concurrent task, kept while the batch runs (see `snapshotGitDir`).
   const scratch = makeSnapshotScratch(batch.outDir);
+  const staleRemoved = removeStaleSnapshotScratch(batch.outDir);
   const summaries = await mapWithConcurrency(batch.tasks, options.concurrency, (task, lane) =>
     runOne(task, batch, {
       options,
@@ -62,7 +67,11 @@ export async function runCommand(
       signal,
       snapshotGitDir: join(scratch, `lane-${lane}`),
     }),
-  ).finally(() => removeSnapshotScratch(scratch));
+  ).finally(async () => {
+    const warning = await removeSnapshotScratch(scratch);
+    if (warning !== undefined) io.writeErr(`agent-run: warning: ${warning}`);
+    await staleRemoved;
+  });
   const wallTimeMs = performance.now() - startedAt;
   const markdown = await writeBatchReport(batch.outDir, summaries, io.redact);
   io.writeOut(markdown);

@@ -11,7 +11,8 @@
  * - in:  { t: "spawn", id, file, args, cwd, env, detached, input? }, { t: "kill", id, signal },
  *        { t: "drop", id } (agent-run closed the output: close the pipes, as node would);
  * - out: { t: "ready" }, { t: "started", id, pid }, { t: "failed", id, message, code },
- *        { t: "output", id, stdout, stderr } (output so far, once 64 KB is waiting),
+ *        { t: "output", id, stdout, stderr } (output so far, once 64 KB or 50 ms have gathered;
+ *        after "exit", each piece as it comes),
  *        { t: "exit", id, exitCode, signal } (the process ended while its output is still open),
  *        { t: "closed", id, exitCode, signal, stdout, stderr } (ended and output closed; the rest of it).
  * It exits when agent-run does (the channel closes), and ignores the signals a terminal sends.
@@ -19,6 +20,7 @@
 export const HELPER_SOURCE = `"use strict";
 const { spawn } = require("node:child_process");
 const FLUSH_BYTES = 65536;
+const FLUSH_MS = 50;
 const children = new Map();
 const send = (message, callback) => process.connected && process.send(message, callback);
 // It lives exactly as long as agent-run: a Ctrl-C reaches the whole foreground process group, and
@@ -51,7 +53,7 @@ function start(request) {
   }
   if (child.pid === undefined) return void child.once("error", fail);
   child.on("error", () => {});
-  const entry = { child, stdout: [], stderr: [], bytes: 0, isClosed: false };
+  const entry = { child, stdout: [], stderr: [], bytes: 0, timer: undefined, hasExited: false, isClosed: false };
   children.set(id, entry);
   send({ t: "started", id, pid: child.pid });
   const take = () => {
@@ -66,7 +68,15 @@ function start(request) {
     child[name].on("data", (chunk) => {
       entry[name].push(chunk);
       entry.bytes += chunk.length;
-      if (entry.bytes < FLUSH_BYTES) return;
+      // Once the process has ended, what still comes (from a process it left behind) goes at once;
+      // before, output waits until 64 KB or 50 ms have gathered (a short command's goes with "closed").
+      if (entry.bytes < FLUSH_BYTES && !entry.hasExited) {
+        entry.timer ??= setTimeout(() => {
+          entry.timer = undefined;
+          if (!entry.isClosed && entry.bytes > 0) send({ t: "output", id, ...take() });
+        }, FLUSH_MS);
+        return;
+      }
       // Stop reading while agent-run is behind, so that a flood of output cannot pile up here.
       const resume = () => {
         child.stdout.resume();
@@ -86,6 +96,7 @@ function start(request) {
     // Usually the pipes close in the same turn: then one "closed" message says it all.
     setImmediate(() => {
       if (entry.isClosed) return;
+      entry.hasExited = true;
       const taken = take();
       if (taken.stdout.length > 0 || taken.stderr.length > 0) send({ t: "output", id, ...taken });
       send({ t: "exit", id, exitCode, signal });
@@ -93,6 +104,7 @@ function start(request) {
   });
   child.on("close", (exitCode, signal) => {
     entry.isClosed = true;
+    clearTimeout(entry.timer);
     children.delete(id);
     send({ t: "closed", id, exitCode, signal, ...take() });
   });

@@ -26,6 +26,7 @@ type Running = {
   stderr: Readable;
   detached: boolean;
   pid: number | undefined;
+  hasExited: boolean;
   resolveStarted: (pid: number) => void;
   rejectStarted: (error: Error) => void;
   resolveExited: (exit: Exit) => void;
@@ -85,7 +86,7 @@ export class SpawnHelper {
     }
   }
 
-  /** Settles with whether the helper is taking commands. */
+  /** Settles with whether the helper is taking commands (waiting for it keeps nothing alive). */
   whenReady(): Promise<boolean> {
     return this.#ready;
   }
@@ -141,6 +142,7 @@ export class SpawnHelper {
       stderr: output(),
       detached: options.detached === true,
       pid: undefined,
+      hasExited: false,
       resolveStarted: settlers.resolveStarted ?? (() => {}),
       rejectStarted: settlers.rejectStarted ?? (() => {}),
       resolveExited: settlers.resolveExited ?? (() => {}),
@@ -197,6 +199,7 @@ export class SpawnHelper {
         push(running.stderr, message.stderr);
         return;
       case "exit":
+        running.hasExited = true;
         running.resolveExited({ exitCode: message.exitCode, signal: message.signal });
         return;
       case "closed":
@@ -218,13 +221,19 @@ export class SpawnHelper {
     running.resolveClosed(exit);
   }
 
-  /** The helper is gone: what it ran can no longer be waited for, so it is killed and ends with an error. */
+  /**
+   * The helper is gone: what it ran can no longer be waited for, so it is killed (unless it had
+   * ended: its pid may be reused) and ends with an error. A command sent but not yet started may
+   * or may not have started; it is not started again, as running a command twice is worse.
+   */
   #lose(): void {
     if (this.#state === "gone") return;
     this.#state = "gone";
     const error = new Error("lost track of the command: agent-run's spawn helper stopped");
     for (const [id, running] of this.#running) {
-      if (running.pid !== undefined) killQuietly(running.detached ? -running.pid : running.pid);
+      if (running.pid !== undefined && !running.hasExited) {
+        killQuietly(running.detached ? -running.pid : running.pid);
+      }
       running.rejectStarted(error);
       this.#finish(id, running, { exitCode: null, signal: null, error });
     }
@@ -252,7 +261,8 @@ const helpers: SpawnHelper[] = [];
 let isWanted = false;
 
 /**
- * Has commands start in spawn helpers from now on, and launches the first. They pay off when
+ * Has commands start in spawn helpers from now on (for the rest of the process), and launches
+ * the first. They pay off when
  * several tasks share this process: each fork from it holds the event loop that all of them wait
  * on. A single task starts its commands sooner itself (no round trip to a helper).
  */

@@ -18,7 +18,10 @@ export type SubprocessOptions = {
 /** How a process ended; `error` when it never ran or was lost track of (then both codes are null). */
 export type Exit = { exitCode: number | null; signal: NodeJS.Signals | null; error?: Error };
 
-/** A started command. Its output streams exist at once; read them in flowing mode. */
+/**
+ * A started command. Its output streams exist at once; read them in flowing mode (a spawn
+ * helper's output is pushed into them as it comes, without backpressure).
+ */
 export type Subprocess = {
   /** Its pid once it runs; rejects with node's error (`code` ENOENT...) when it could not start. */
   started: Promise<number>;

@@ -143,7 +143,16 @@ async function runCommand(
   ]);
   try {
     const result = await subprocess.closed;
-    if (result.error !== undefined) return failedToStart(result.error);
+    if (result.error !== undefined) {
+      // It ran, but how it ended is unknown (its spawn helper stopped); its group was killed.
+      const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
+      return {
+        content: `${showOutput(collector, settings.maxOutputChars)}\n${note}[stopped: ${result.error.message}; process tree killed]`,
+        isError: true,
+        exitCode: null,
+        timedOut: false,
+      };
+    }
     const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal, settings.timeoutMs);
     const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
     const show = (maxChars: number) => `${showOutput(collector, maxChars)}\n${note}${outcome.line}`;

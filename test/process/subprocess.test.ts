@@ -135,6 +135,29 @@ describe.each(ways)("a subprocess started %s", (_, start) => {
     await vi.waitFor(async () => expect(await isRunning(background)).toBe(false));
   });
 
+  it("passes on output that comes after the shell exited, from a process it left behind", async () => {
+    const pidFile = join(dir, `late-${start === startDirectly ? "d" : "h"}.pid`);
+    const subprocess = start({
+      file: "sh",
+      args: [
+        "-c",
+        `setsid sh -c 'sleep 0.1; echo late; sleep 30' & echo $! > ${pidFile}; echo first`,
+      ],
+      env,
+      detached: true,
+    });
+    const stdout = collect(subprocess.stdout);
+    await subprocess.started;
+    await subprocess.exited;
+    const holder = await readPidFile(pidFile);
+
+    await vi.waitFor(() => expect(stdout().toString()).toBe("first\nlate\n"));
+    subprocess.stdout.destroy();
+    subprocess.stderr.destroy();
+    expect(await subprocess.closed).toEqual({ exitCode: 0, signal: null });
+    process.kill(holder, "SIGKILL");
+  });
+
   it("exits before its output closes while a background process holds it; destroying the output closes it", async () => {
     const pidFile = join(dir, `holder-${start === startDirectly ? "d" : "h"}.pid`);
     const subprocess = start({
