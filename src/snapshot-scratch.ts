@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -19,10 +19,14 @@ export function makeSnapshotScratch(outDir: string): string {
   return mkdtempSync(join(outDir, `${PREFIX}${safeHostname()}-${process.pid}-`));
 }
 
-/** Removes the scratch folder; a failure comes back as a warning, as it spoils nothing else. */
-export async function removeSnapshotScratch(scratch: string): Promise<string | undefined> {
+/**
+ * Removes the scratch folder once the batch's tasks are done; a failure comes back as a warning,
+ * as it spoils nothing else. Synchronous: nothing else runs then, and it saves a thread-pool round
+ * trip per file (the end of a one-task run waits for it).
+ */
+export function removeSnapshotScratch(scratch: string): string | undefined {
   try {
-    await rm(scratch, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
     return undefined;
   } catch (error) {
     return `could not remove the snapshot folder ${scratch}: ${messageOf(error)}; remove it by hand`;

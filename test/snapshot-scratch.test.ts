@@ -26,7 +26,7 @@ describe("a batch's snapshot scratch folder", () => {
 
     expect(readdirSync(ws.root)).toEqual([expect.stringMatching(/^\.snapshots-/)]);
     expect(scratch).toContain(`-${process.pid}-`);
-    expect(await removeSnapshotScratch(scratch)).toBeUndefined();
+    expect(removeSnapshotScratch(scratch)).toBeUndefined();
     expect(existsSync(scratch)).toBe(false);
   });
 

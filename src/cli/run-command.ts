@@ -68,7 +68,7 @@ export async function runCommand(
       snapshotGitDir: join(scratch, `lane-${lane}`),
     }),
   ).finally(async () => {
-    const warning = await removeSnapshotScratch(scratch);
+    const warning = removeSnapshotScratch(scratch);
     if (warning !== undefined) io.writeErr(`agent-run: warning: ${warning}`);
     await staleRemoved;
   });
