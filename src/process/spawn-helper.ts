@@ -20,6 +20,23 @@ type HelperMessage =
       stderr: Uint8Array;
     };
 
+/** A promise with its settling functions. */
+type Deferred<T> = {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: Error) => void;
+};
+
+function deferred<T>(): Deferred<T> {
+  let resolve: (value: T) => void = () => {};
+  let reject: (error: Error) => void = () => {};
+  const promise = new Promise<T>((settle, fail) => {
+    resolve = settle;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
+
 /** A command the helper runs for us, until its output has closed. */
 type Running = {
   stdout: Readable;
@@ -27,10 +44,9 @@ type Running = {
   detached: boolean;
   pid: number | undefined;
   hasExited: boolean;
-  resolveStarted: (pid: number) => void;
-  rejectStarted: (error: Error) => void;
-  resolveExited: (exit: Exit) => void;
-  resolveClosed: (exit: Exit) => void;
+  started: Deferred<number>;
+  exited: Deferred<Exit>;
+  closed: Deferred<Exit>;
 };
 
 /**
@@ -125,29 +141,17 @@ export class SpawnHelper {
           callback(error);
         },
       });
-    const settlers: Partial<Running> = {};
-    const started = new Promise<number>((resolve, reject) => {
-      settlers.resolveStarted = resolve;
-      settlers.rejectStarted = reject;
-    });
-    started.catch(() => {});
-    const exited = new Promise<Exit>((resolve) => {
-      settlers.resolveExited = resolve;
-    });
-    const closed = new Promise<Exit>((resolve) => {
-      settlers.resolveClosed = resolve;
-    });
     const running: Running = {
       stdout: output(),
       stderr: output(),
       detached: options.detached === true,
       pid: undefined,
       hasExited: false,
-      resolveStarted: settlers.resolveStarted ?? (() => {}),
-      rejectStarted: settlers.rejectStarted ?? (() => {}),
-      resolveExited: settlers.resolveExited ?? (() => {}),
-      resolveClosed: settlers.resolveClosed ?? (() => {}),
+      started: deferred(),
+      exited: deferred(),
+      closed: deferred(),
     };
+    running.started.promise.catch(() => {});
     this.#running.set(id, running);
     if (this.#running.size === 1) this.#helper.channel?.ref();
     this.#send({
@@ -161,11 +165,11 @@ export class SpawnHelper {
       input: typeof options.input === "string" ? Buffer.from(options.input) : options.input,
     });
     return {
-      started,
+      started: running.started.promise,
       stdout: running.stdout,
       stderr: running.stderr,
-      exited,
-      closed,
+      exited: running.exited.promise,
+      closed: running.closed.promise,
       kill: (signal) => {
         if (this.#running.has(id)) this.#send({ t: "kill", id, signal: signal ?? "SIGTERM" });
       },
@@ -186,11 +190,11 @@ export class SpawnHelper {
     switch (message.t) {
       case "started":
         running.pid = message.pid;
-        running.resolveStarted(message.pid);
+        running.started.resolve(message.pid);
         return;
       case "failed": {
         const error = Object.assign(new Error(message.message), { code: message.code });
-        running.rejectStarted(error);
+        running.started.reject(error);
         this.#finish(message.id, running, { exitCode: null, signal: null, error });
         return;
       }
@@ -200,7 +204,7 @@ export class SpawnHelper {
         return;
       case "exit":
         running.hasExited = true;
-        running.resolveExited({ exitCode: message.exitCode, signal: message.signal });
+        running.exited.resolve({ exitCode: message.exitCode, signal: message.signal });
         return;
       case "closed":
         push(running.stdout, message.stdout);
@@ -217,8 +221,8 @@ export class SpawnHelper {
     if (this.#running.size === 0) this.#helper.channel?.unref();
     if (!running.stdout.destroyed) running.stdout.push(null);
     if (!running.stderr.destroyed) running.stderr.push(null);
-    running.resolveExited(exit);
-    running.resolveClosed(exit);
+    running.exited.resolve(exit);
+    running.closed.resolve(exit);
   }
 
   /**
@@ -234,7 +238,7 @@ export class SpawnHelper {
       if (running.pid !== undefined && !running.hasExited) {
         killQuietly(running.detached ? -running.pid : running.pid);
       }
-      running.rejectStarted(error);
+      running.started.reject(error);
       this.#finish(id, running, { exitCode: null, signal: null, error });
     }
   }
@@ -259,6 +263,8 @@ const MAX_HELPERS = Math.min(availableParallelism(), 4);
 
 const helpers: SpawnHelper[] = [];
 let isWanted = false;
+/** `AGENT_RUN_SPAWN_HELPER`, read on the first call (this is asked for every command). */
+let setting: string | undefined;
 
 /**
  * Has commands start in spawn helpers from now on (for the rest of the process), and launches
@@ -279,7 +285,7 @@ export function useSpawnHelpers(): void {
  * at the same moment. Undefined until one is ready, and when none could start.
  */
 export function sharedSpawnHelper(): SpawnHelper | undefined {
-  const setting = process.env.AGENT_RUN_SPAWN_HELPER;
+  setting ??= process.env.AGENT_RUN_SPAWN_HELPER ?? "";
   if (setting === "0" || (!isWanted && setting !== "1")) return undefined;
   let best: SpawnHelper | undefined;
   for (const helper of helpers) {

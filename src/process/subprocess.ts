@@ -86,7 +86,7 @@ export function startDirectly(options: SubprocessOptions): Subprocess {
 }
 
 /** A command that could not start: its output is empty and every promise says why. */
-export function failedSubprocess(error: Error): Subprocess {
+function failedSubprocess(error: Error): Subprocess {
   const ended: Exit = { exitCode: null, signal: null, error };
   const started = Promise.reject(error);
   started.catch(() => {});

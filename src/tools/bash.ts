@@ -143,16 +143,6 @@ async function runCommand(
   ]);
   try {
     const result = await subprocess.closed;
-    if (result.error !== undefined) {
-      // It ran, but how it ended is unknown (its spawn helper stopped); its group was killed.
-      const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
-      return {
-        content: `${showOutput(collector, settings.maxOutputChars)}\n${note}[stopped: ${result.error.message}; process tree killed]`,
-        isError: true,
-        exitCode: null,
-        timedOut: false,
-      };
-    }
     const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal, settings.timeoutMs);
     const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
     const show = (maxChars: number) => `${showOutput(collector, maxChars)}\n${note}${outcome.line}`;
@@ -220,6 +210,14 @@ function describeOutcome(
   timeoutMs: number,
 ): Outcome {
   const timedOut = hasTimerFired;
+  if (result.error !== undefined) {
+    // It ran, but how it ended is unknown (its spawn helper stopped); its group was killed.
+    return {
+      line: `[stopped: ${result.error.message}; process tree killed]`,
+      isError: true,
+      timedOut,
+    };
+  }
   if (run.aborted) {
     const why =
       run.reason === "timeout" ? "the task's time limit was reached" : "the run was cancelled";

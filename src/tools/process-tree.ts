@@ -43,11 +43,11 @@ export function closeOutputAfterExit(
  * Kills the command's whole process group on timeout and on cancellation (killing only the shell
  * would leave its children running and holding the output pipe open).
  */
-export function guardProcessTree(pid: number | undefined, timeoutMs: number, signal: AbortSignal) {
+export function guardProcessTree(pid: number, timeoutMs: number, signal: AbortSignal) {
   // Once the group is empty it stays gone for us: its id may later be reused by an unrelated group.
-  let isGone = pid === undefined;
+  let isGone = false;
   const kill = () => {
-    if (!isGone && pid !== undefined) isGone = killProcessGroup(pid) === "gone";
+    if (!isGone) isGone = killProcessGroup(pid) === "gone";
   };
   let hasTimedOut = false;
   const timer = setTimeout(() => {
