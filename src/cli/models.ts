@@ -1,12 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
-import { createAnthropicModel } from "../model/anthropic.js";
+import { createAnthropicModel, isTracingWanted } from "../model/anthropic.js";
 import type { ApiMessage, ModelClient } from "../model/model-client.js";
 import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
 import { createReplayModel } from "../model/replay-model.js";
 import type { RecordedRun } from "../replay/recorded-run.js";
-import { loadReplies } from "../task/load-replies.js";
 import { parseDuration, type Task } from "../task/schema.js";
 import { nonEmpty } from "./options.js";
 
@@ -26,6 +25,8 @@ export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFacto
         .join("\n"),
     );
   }
+  // Only offline runs read replies files: a live run never builds their schemas.
+  const { loadReplies } = await import("../task/load-replies.js");
   const replies = new Map<string, ApiMessage[]>();
   for (const task of tasks) {
     if (task.replies !== undefined) {
@@ -54,7 +55,12 @@ export function liveModels(
   }
   const settings = retrySettings(env);
   const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
-  const model = createAnthropicModel({ apiKey, baseURL, ...settings });
+  const model = createAnthropicModel({
+    apiKey,
+    baseURL,
+    ...settings,
+    tracing: isTracingWanted(env),
+  });
   return () => model;
 }
 
@@ -116,6 +122,7 @@ export async function continuationModel(options: {
         `${options.recorded.path}: the task has no \`replies\` file to continue --offline with`,
       );
     }
+    const { loadReplies } = await import("../task/load-replies.js");
     const replies = await loadReplies(task.replies, relative(process.cwd(), task.replies));
     return { model: createReplayModel(replies.slice(options.untilStep), task.replies), name };
   }

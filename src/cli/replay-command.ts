@@ -5,7 +5,7 @@ import { ConfigError } from "../errors.js";
 import type { DivergenceReport } from "../replay/divergence.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded-run.js";
 import { checkWorkspace, type ReplayKind, replayRun } from "../replay/replay-run.js";
-import { refreshFolderReport } from "../report/batch-report.js";
+import { refreshFolderReport } from "../report/folder-report.js";
 import { createProgressReporter } from "../report/progress.js";
 import type { TaskSummary } from "../report/summary.js";
 import { loadTasks } from "../task/load-task.js";

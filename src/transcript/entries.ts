@@ -1,11 +1,5 @@
 import { z } from "zod";
 
-/**
- * The transcript format's version. A change to any line's shape bumps it and adds a migration in
- * `reader.ts`; readers refuse newer versions.
- */
-export const TRANSCRIPT_VERSION = 1;
-
 const UsageLineSchema = z.looseObject({
   input_tokens: z.number(),
   output_tokens: z.number(),

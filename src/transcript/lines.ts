@@ -2,7 +2,7 @@ import type { AgentEvent, RunResult, RunStatus } from "../agent/events.js";
 import type { Check, CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import type { Limits } from "../task/schema.js";
-import { TRANSCRIPT_VERSION } from "./entries.js";
+import { TRANSCRIPT_VERSION } from "./format-version.js";
 
 /** The resolved task as the init line records it. */
 export type InitInfo = {

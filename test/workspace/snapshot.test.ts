@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { contentHash, snapshotWorkspace } from "../../src/workspace/snapshot.js";
@@ -395,6 +395,32 @@ describe("snapshotWorkspace", () => {
     });
 
     expect(Object.keys(listTree(ws.path("agent-runs/t1/git"), tree))).toEqual(["a.txt"]);
+  });
+
+  it("rewrites the git dir's info files only when what they say changes", async () => {
+    await using ws = await tmpWorkspace({ files: { "a.txt": "a\n", "out/x.txt": "x\n" } });
+    const gitDir = ws.path("out/git");
+    const exclude = `${gitDir}/info/exclude`;
+    const attributes = `${gitDir}/info/attributes`;
+    await snapshotWorkspace({ workspace: ws.root, gitDir });
+    const first = { exclude: statSync(exclude).ino, attributes: statSync(attributes).mtimeMs };
+    // Backdated: a rewrite, even within the same clock tick, would move the time forward.
+    utimesSync(attributes, 1, 1);
+    utimesSync(exclude, 1, 1);
+
+    await snapshotWorkspace({ workspace: ws.root, gitDir });
+    expect(statSync(attributes).mtimeMs).toBe(1000);
+    expect(statSync(exclude).mtimeMs).toBe(1000);
+    expect(statSync(exclude).ino).toBe(first.exclude);
+
+    const { tree } = await snapshotWorkspace({
+      workspace: ws.root,
+      gitDir,
+      excludePaths: [ws.path("out")],
+    });
+    expect(await readFile(exclude, "utf8")).toBe("/out/git\n/out\n");
+    expect(statSync(attributes).mtimeMs).toBe(1000);
+    expect(Object.keys(listTree(gitDir, tree))).toEqual(["a.txt"]);
   });
 
   it("reports a missing workspace", async () => {
