@@ -82,6 +82,37 @@ const bundledPicomatchForFdir = {
   },
 };
 
+/**
+ * yargs guesses the program's version as it is created (agent-run sets its own just after): it
+ * looks for the nearest package.json above `mainFilename`, the folder above yargs' node_modules.
+ * Bundled, there is none, so it searched from the current folder up to the root: a directory
+ * listing per level, and a failed assertion (~1.4 ms) when none had a package.json. Pointed at
+ * the bundle's own folder, it finds agent-run's package.json two levels up.
+ */
+const YARGS_MAIN_FILENAME =
+  "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));";
+const yargsMainFilename = {
+  name: "yargs-main-filename",
+  setup(build) {
+    build.onLoad(
+      { filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ },
+      async (args) => {
+        const source = await readFile(args.path, "utf8");
+        if (!source.includes(YARGS_MAIN_FILENAME)) {
+          return {
+            errors: [{ text: `${args.path}: yargs no longer sets mainFilename as expected` }],
+          };
+        }
+        return {
+          contents: source.replace(YARGS_MAIN_FILENAME, "const mainFilename = __dirname;"),
+          loader: "js",
+          resolveDir: dirname(args.path),
+        };
+      },
+    );
+  },
+};
+
 // A previous build's files (and the former ESM chunks) must not linger.
 await rm(OUT_DIR, { recursive: true, force: true });
 
@@ -96,7 +127,7 @@ await build({
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [lazyStringWidth, noZodLocales, bundledPicomatchForFdir],
+  plugins: [lazyStringWidth, noZodLocales, bundledPicomatchForFdir, yargsMainFilename],
   // Our code and some dependencies use import.meta.url; in CommonJS it is the bundle's own URL.
   define: { "import.meta.url": "__agentRunModuleUrl" },
   banner: {

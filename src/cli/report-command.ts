@@ -7,7 +7,8 @@ import { compareReports, formatComparisonMarkdown } from "../report/compare.js";
 import { formatJunit } from "../report/junit.js";
 import { loadRunSummaries } from "../report/load-runs.js";
 import { formatReportMarkdown } from "../report/markdown.js";
-import { parseReportJson, reportJson } from "../report/report-json.js";
+import { parseReportJson } from "../report/read-report-json.js";
+import { reportJson } from "../report/report-json.js";
 import type { CliIo } from "./io.js";
 import type { ReportArgs } from "./report-flags.js";
 

@@ -1,5 +1,4 @@
 import { isUtf8 } from "node:buffer";
-import { deflateSync } from "node:zlib";
 import { type GitTarget, runGitBytes } from "./run-git.js";
 
 /** Git's base85 alphabet (base85.c). */
@@ -49,7 +48,10 @@ async function rewriteAsBinary(target: GitTarget, fileDiff: Buffer): Promise<str
     return fileDiff.toString("utf8");
   }
   const [before, after] = await Promise.all([readBlob(target, ids[1]), readBlob(target, ids[2])]);
-  return `${header}GIT binary patch\n${encodeLiteral(after)}${encodeLiteral(before)}`;
+  // zlib only for binary changes, which are rare: loading it costs every run ~0.6 ms otherwise.
+  const { deflateSync } = await import("node:zlib");
+  const literal = (data: Uint8Array) => encodeLiteral(deflateSync(data), data.length);
+  return `${header}GIT binary patch\n${literal(after)}${literal(before)}`;
 }
 
 async function readBlob(target: GitTarget, id: string): Promise<Uint8Array> {
@@ -57,10 +59,9 @@ async function readBlob(target: GitTarget, id: string): Promise<Uint8Array> {
   return runGitBytes(target, ["cat-file", "blob", id]);
 }
 
-/** One "literal" section of a git binary patch: the size, then zlib data in base85 lines. */
-function encodeLiteral(data: Uint8Array): string {
-  const deflated = deflateSync(data);
-  let lines = `literal ${data.length}\n`;
+/** One "literal" section of a git binary patch: the size, then the zlib data in base85 lines. */
+function encodeLiteral(deflated: Uint8Array, length: number): string {
+  let lines = `literal ${length}\n`;
   for (let offset = 0; offset < deflated.length; offset += BYTES_PER_LINE) {
     const chunk = deflated.subarray(offset, offset + BYTES_PER_LINE);
     const size = chunk.length <= 26 ? 64 + chunk.length : 96 + chunk.length - 26;
