@@ -60,15 +60,20 @@ export async function prepare(
   isInPlace: boolean,
   runDir: string,
   place: SnapshotPlace,
-  onReady?: () => void,
+  options: { onReady?: () => void; filesOnThreadPool?: boolean } = {},
 ): Promise<{ workspace: string; before: Snapshot }> {
   await sleep(FIRST_REQUEST_HEAD_START_MS);
   if (place.isLane === true) await resetLaneGitDir(place.gitDir, realPathOr(source));
-  const { path } = await prepareWorkspace({ source, runDir, inPlace: isInPlace });
+  const { path } = await prepareWorkspace({
+    source,
+    runDir,
+    inPlace: isInPlace,
+    filesOnThreadPool: options.filesOnThreadPool === true,
+  });
   const before = await snapshotWorkspace({
     workspace: path,
     ...place,
-    ...(onReady === undefined ? {} : { onStaged: onReady }),
+    ...(options.onReady === undefined ? {} : { onStaged: options.onReady }),
   });
   return { workspace: path, before };
 }

@@ -74,6 +74,11 @@ export type RunTaskOptions = {
    * run's own in the run folder, deleted when the run ends.
    */
   snapshotGitDir?: string;
+  /**
+   * Other tasks run beside this one in this process (a batch with --concurrency above 1): the
+   * workspace's files are then copied on the thread pool, so a slow disk holds none of them up.
+   */
+  sharesEventLoop?: boolean;
 };
 
 /**
@@ -111,12 +116,13 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   });
   const preparing = isSkipped
     ? Promise.resolve(undefined)
-    : prepare(task.workspace, options.inPlace, runDir, place, () => markReady()).catch(
-        (error: unknown) => {
-          problems.push(`could not prepare the workspace: ${messageOf(error)}`);
-          return undefined;
-        },
-      );
+    : prepare(task.workspace, options.inPlace, runDir, place, {
+        onReady: () => markReady(),
+        filesOnThreadPool: options.sharesEventLoop === true,
+      }).catch((error: unknown) => {
+        problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+        return undefined;
+      });
   const ready = Promise.race([
     staged,
     preparing.then((prepared) => {

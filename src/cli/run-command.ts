@@ -55,7 +55,8 @@ export async function runCommand(
   const log = createBatchLog(io, options);
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
-  if (Math.min(options.concurrency, batch.tasks.length) > 1) useSpawnHelpers();
+  const isConcurrent = Math.min(options.concurrency, batch.tasks.length) > 1;
+  if (isConcurrent) useSpawnHelpers();
   // One snapshot git dir per concurrent task, kept while the batch runs (see `snapshotGitDir`).
   const scratch = makeSnapshotScratch(batch.outDir);
   const staleRemoved = removeStaleSnapshotScratch(batch.outDir);
@@ -66,6 +67,7 @@ export async function runCommand(
       budget,
       signal,
       snapshotGitDir: join(scratch, `lane-${lane}`),
+      sharesEventLoop: isConcurrent,
     }),
   ).finally(async () => {
     const warning = removeSnapshotScratch(scratch);
@@ -126,6 +128,7 @@ async function runOne(
     budget: BatchBudget;
     signal: AbortSignal;
     snapshotGitDir: string;
+    sharesEventLoop: boolean;
   },
 ): Promise<TaskSummary> {
   const { options, log, budget, signal } = context;
@@ -160,6 +163,7 @@ async function runOne(
     gate: () => budget.exhausted(),
     sandbox: options.sandbox,
     snapshotGitDir: context.snapshotGitDir,
+    sharesEventLoop: context.sharesEventLoop,
     ...(skipReason === undefined ? {} : { skipReason }),
     onEvent: (event) => {
       if (event.type === "model_reply") {

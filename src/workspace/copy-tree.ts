@@ -24,7 +24,7 @@ const MAX_SLICE_MS = 8;
 /** Files this big or bigger are copied on libuv's thread pool, so the event loop never waits on one. */
 const MIN_BACKGROUND_COPY_BYTES = 1024 * 1024;
 
-/** Big-file copies in flight at once (libuv runs four file operations at a time). */
+/** Thread-pool copies in flight at once, per copy (libuv runs four file operations at a time). */
 const MAX_BACKGROUND_COPIES = 4;
 
 /**
@@ -40,11 +40,21 @@ const MAX_BACKGROUND_COPIES = 4;
  * copied with synchronous calls, in slices of at most `MAX_SLICE_MS` between which other work
  * runs: for 20,000 files that took a tenth of fs.cp's CPU, under half of a thread-pool walker's,
  * and close to `cp -r`'s. Big files go to the thread pool.
+ *
+ * `filesOnThreadPool`: every file goes to the thread pool, for when other tasks share this event
+ * loop. Creating a file took 0.02-1 ms on a disk of ours depending on the minute, and a
+ * synchronous copy makes every other task wait that long per file; the folders are still made
+ * here, and the walk still holds the loop for at most `MAX_SLICE_MS` at a time.
  */
-export async function copyTree(source: string, target: string): Promise<void> {
+export async function copyTree(
+  source: string,
+  target: string,
+  options: { filesOnThreadPool?: boolean } = {},
+): Promise<void> {
   const background = new Set<Promise<void>>();
+  const minBackgroundBytes = options.filesOnThreadPool === true ? 0 : MIN_BACKGROUND_COPY_BYTES;
   try {
-    await copyFolders(source, target, background);
+    await copyFolders(source, target, background, minBackgroundBytes);
   } finally {
     // Nothing keeps writing into the copy after this returns or throws.
     await Promise.allSettled(background);
@@ -56,6 +66,7 @@ async function copyFolders(
   source: string,
   target: string,
   background: Set<Promise<void>>,
+  minBackgroundBytes: number,
 ): Promise<void> {
   const pending = [{ from: source, to: target }];
   const created: { to: string; mode: number }[] = [];
@@ -69,9 +80,9 @@ async function copyFolders(
       const paths = { from: join(from, entry.name), to: join(to, entry.name) };
       if (entry.isDirectory()) pending.push(paths);
       else {
-        // Only a big file's copy, when the thread pool is full, is waited for: awaiting each
-        // small file would let other promise callbacks run between files.
-        const waiting = copyEntry(entry, paths.from, paths.to, background);
+        // Only a thread-pool copy, when the pool is full, is waited for: awaiting each small
+        // file would let other promise callbacks run between files.
+        const waiting = copyEntry(entry, paths, background, minBackgroundBytes);
         if (waiting !== undefined) await waiting;
       }
       if (performance.now() - sliceStartMs >= MAX_SLICE_MS) {
@@ -85,14 +96,14 @@ async function copyFolders(
 }
 
 /**
- * Copies one file or symlink; a big file is handed to the thread pool. Returns a promise only when
- * the thread pool is full and the big file must wait for a place.
+ * Copies one file or symlink; a file of `minBackgroundBytes` or more is handed to the thread pool.
+ * Returns a promise only when the thread pool is full and the file must wait for a place.
  */
 function copyEntry(
   entry: Dirent,
-  from: string,
-  to: string,
+  { from, to }: { from: string; to: string },
   background: Set<Promise<void>>,
+  minBackgroundBytes: number,
 ): Promise<void> | undefined {
   if (entry.isSymbolicLink()) {
     symlinkSync(readlinkSync(from), to);
@@ -100,7 +111,7 @@ function copyEntry(
   }
   if (!entry.isFile()) throw new Error(`cannot copy ${from}: it is ${describeKind(entry)}`);
   const info = lstatSync(from);
-  if (info.size < MIN_BACKGROUND_COPY_BYTES) {
+  if (info.size < minBackgroundBytes) {
     copyFileSync(from, to, COPY_MODE);
     utimesSync(to, ...timesOf(info));
     return undefined;

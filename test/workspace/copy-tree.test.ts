@@ -30,7 +30,10 @@ async function listEntries(root: string, prefix = ""): Promise<string[]> {
   return lines;
 }
 
-describe("copyTree", () => {
+describe.each([
+  ["small files copied synchronously", {}],
+  ["every file copied on the thread pool", { filesOnThreadPool: true }],
+])("copyTree, %s", (_mode, options) => {
   it("copies files, symlinks and empty folders as they are, without any .git", async () => {
     await using src = await tmpWorkspace({
       files: {
@@ -51,7 +54,7 @@ describe("copyTree", () => {
     await symlink("nowhere", src.path("broken-link"));
     await symlink("a.txt", src.path("deep/.git"));
 
-    await copyTree(src.root, out.path("copy"));
+    await copyTree(src.root, out.path("copy"), options);
 
     expect(await listEntries(out.path("copy"))).toEqual([
       "a.txt: file 644",
@@ -72,6 +75,19 @@ describe("copyTree", () => {
     expect(await readFolderState(out.path("copy"))).toEqual(await readFolderState(src.root));
   });
 
+  it("copies more files than the thread pool takes at once", async () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`d${i % 3}/f${i}.txt`, `file ${i}\n`]),
+    );
+    await using src = await tmpWorkspace({ files });
+    await using out = await tmpWorkspace();
+
+    await copyTree(src.root, out.path("copy"), options);
+
+    expect(await readFolderState(out.path("copy"))).toEqual(await readFolderState(src.root));
+    expect(Object.keys(await readFolderState(out.path("copy")))).toHaveLength(40);
+  });
+
   it("keeps the access and modification times of small and big files", async () => {
     await using src = await tmpWorkspace({
       files: { "small.txt": "s\n", "big.bin": new Uint8Array(3 * 1024 * 1024).fill(7) },
@@ -82,7 +98,7 @@ describe("copyTree", () => {
     await utimes(src.path("small.txt"), atime, mtime);
     await utimes(src.path("big.bin"), atime, mtime);
 
-    await copyTree(src.root, out.path("copy"));
+    await copyTree(src.root, out.path("copy"), options);
 
     for (const name of ["small.txt", "big.bin"]) {
       const copied = await stat(out.path(`copy/${name}`));
@@ -98,7 +114,7 @@ describe("copyTree", () => {
     await chmod(src.path("locked"), 0o500);
 
     try {
-      await copyTree(src.root, out.path("copy"));
+      await copyTree(src.root, out.path("copy"), options);
 
       expect(await listEntries(out.path("copy"))).toEqual([
         "locked: dir 500",
@@ -118,7 +134,7 @@ describe("copyTree", () => {
     await using out = await tmpWorkspace();
     execFileSync("mkfifo", [src.path("pipe")]);
 
-    const copied = copyTree(src.root, out.path("copy"));
+    const copied = copyTree(src.root, out.path("copy"), options);
 
     await expect(copied).rejects.toThrow(`cannot copy ${src.path("pipe")}: it is a FIFO pipe`);
   });
@@ -129,7 +145,7 @@ describe("copyTree", () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(src.path("socket"), resolve));
 
-    const copied = copyTree(src.root, out.path("copy"));
+    const copied = copyTree(src.root, out.path("copy"), options);
 
     await expect(copied)
       .rejects.toThrow(`cannot copy ${src.path("socket")}: it is a socket`)
@@ -148,7 +164,7 @@ describe("copyTree", () => {
     while (deep.length < 3_950) deep = join(deep, "d".repeat(200));
     await mkdir(deep, { recursive: true });
 
-    const copied = copyTree(src.root, join(deep, "copy"));
+    const copied = copyTree(src.root, join(deep, "copy"), options);
 
     await expect(copied).rejects.toThrow(/ENAMETOOLONG: name too long, copyfile/);
   });
@@ -158,6 +174,6 @@ describe("copyTree", () => {
     await using out = await tmpWorkspace();
     await writeFile(out.path("copy"), "in the way\n");
 
-    await expect(copyTree(src.root, out.path("copy"))).rejects.toThrow(/EEXIST/);
+    await expect(copyTree(src.root, out.path("copy"), options)).rejects.toThrow(/EEXIST/);
   });
 });
