@@ -609,135 +609,6 @@ await measure("size-bound", async () => {
   });
 });
 
-await measure("workspace", async () => {
-  const snapshot = await import(pathToFileURL(join(ROOT, "dist/workspace/snapshot.js")).href);
-  const changes = await import(pathToFileURL(join(ROOT, "dist/workspace/changes.js")).href);
-  const prepare = await import(pathToFileURL(join(ROOT, "dist/workspace/prepare.js")).href);
-  const tree = join(tmp, "big");
-  const generatedAt = performance.now();
-  const paths = makeBigTree(tree, SIZE.files);
-  log(
-    `workspace: ${SIZE.files} files generated in ${fmt((performance.now() - generatedAt) / 1000, 1)}s`,
-  );
-  // Each timed step starts with the page cache's dirty data written out (`sync`, not timed):
-  // otherwise the write-back of the previous step's files slows the next one down.
-  const sync = () => execFileSync("sync");
-
-  // Copy: `cp -r` against prepareWorkspace (what a copy-mode run does), from the same tree.
-  // On a virtual machine the first big write after files were deleted can be many times slower
-  // than the next ones (memory handed back to the host, discards); so one untimed `cp -r` first,
-  // then the timed copies, each into a folder of its own (nothing deleted in between), with
-  // `sync` before each (untimed) and the order alternating between runs. The last copies are
-  // kept: the `cp -r` one becomes the git repository, the other agent-run's workspace.
-  const copy = { agent: [], reference: [], runs: COPY_RUNS };
-  const copies = [join(tmp, "big-cp-warm")];
-  sync();
-  await timeCommand("cp", ["-r", tree, copies[0]]);
-  let cpTarget = null;
-  let prepareDir = null;
-  const copyWithCp = async () => {
-    cpTarget = join(tmp, `big-cp-${copy.reference.length}`);
-    copies.push(cpTarget);
-    sync();
-    copy.reference.push((await timeCommand("cp", ["-r", tree, cpTarget])).ms);
-  };
-  const copyWithPrepare = async () => {
-    prepareDir = join(tmp, `big-prepare-${copy.agent.length}`);
-    copies.push(prepareDir);
-    sync();
-    const startedAt = performance.now();
-    await prepare.prepareWorkspace({ source: tree, runDir: prepareDir, inPlace: false });
-    copy.agent.push(performance.now() - startedAt);
-  };
-  for (let i = 0; i < COPY_RUNS; i += 1) {
-    if (i % 2 === 0) {
-      await copyWithCp();
-      await copyWithPrepare();
-    } else {
-      await copyWithPrepare();
-      await copyWithCp();
-    }
-  }
-  // Nothing here is deleted until the bench ends (with the temporary folder): on ext4 without a
-  // journal (this machine's disk), every file created in the next minutes after a mass delete
-  // scans the recently freed inodes, which made the batch that follows ~15% slower.
-  const gitTree = cpTarget;
-  const runDir = prepareDir;
-  raw.workspace_copy = copy;
-  addFigure({
-    id: `workspace_copy_${SIZE.files}_ms`,
-    label: `workspace copy, ${SIZE.files.toLocaleString("en-US")} files`,
-    unit: "ms",
-    value: median(copy.agent),
-    reference: median(copy.reference),
-    referenceLabel: "cp -r",
-    target: TARGETS.copy,
-    note: `runs: prepareWorkspace ${copy.agent.map((ms) => fmt(ms, 0)).join(", ")} ms; cp -r ${copy.reference.map((ms) => fmt(ms, 0)).join(", ")} ms`,
-  });
-
-  // Changed files: agent-run snapshots its copy (as a run does before the agent starts); the
-  // `cp -r` copy becomes a git repository with everything committed. The same 20 files change
-  // in both; then `git status --porcelain` against snapshot + diff, alternating.
-  const workspace = join(runDir, "workspace");
-  const gitDir = join(tmp, "big-snapshot.git");
-  sync();
-  const beforeAt = performance.now();
-  const before = await snapshot.snapshotWorkspace({ workspace, gitDir });
-  const initialSnapshotMs = performance.now() - beforeAt;
-  const git = (args) =>
-    execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], {
-      cwd: gitTree,
-      stdio: ["ignore", "pipe", "pipe"],
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  git(["init", "-q"]);
-  // No automatic `git gc` in the background (20,000 loose objects would start one).
-  git(["config", "gc.auto", "0"]);
-  git(["config", "maintenance.auto", "false"]);
-  git(["add", "-A"]);
-  git(["commit", "-q", "-m", "bench"]);
-  git(["status", "--porcelain"]); // refreshes the index once, as a repository in use has it
-  const changed = changeTwentyFiles(gitTree, paths);
-  changeTwentyFiles(workspace, paths);
-  sync();
-  const diff = { agent: [], reference: [], agentFiles: null, gitLines: null, patchBytes: null };
-  for (let i = 0; i < RUNS; i += 1) {
-    const status = await timeCommand("git", ["status", "--porcelain"], { cwd: gitTree });
-    diff.reference.push(status.ms);
-    diff.gitLines = status.stdout.split("\n").filter((line) => line !== "").length;
-    const startedAt = performance.now();
-    const after = await snapshot.snapshotWorkspace({ workspace, gitDir });
-    const result = await changes.diffSnapshots({ workspace, gitDir, before, after });
-    diff.agent.push(performance.now() - startedAt);
-    diff.agentFiles = result.changedFiles.length;
-    diff.patchBytes = result.patch.length;
-  }
-  raw.changed_files = { ...diff, changed, initial_snapshot_ms: initialSnapshotMs };
-  if (diff.agentFiles !== changed.count || diff.gitLines !== changed.count) {
-    log(
-      `workspace: expected ${changed.count} changed files; agent-run found ${diff.agentFiles}, git status ${diff.gitLines}`,
-    );
-  }
-  addFigure({
-    id: `changed_files_${SIZE.files}_ms`,
-    label: `changed files + patch, ${SIZE.files.toLocaleString("en-US")} files, ${changed.count} changed`,
-    unit: "ms",
-    value: median(diff.agent),
-    reference: median(diff.reference),
-    referenceLabel: "git status",
-    target: TARGETS.changedFiles,
-    note: `agent-run found ${diff.agentFiles} changed files (patch ${fmt(diff.patchBytes / 1024, 1)} KB), git status ${diff.gitLines}; timed: the snapshot after the run + the diff; runs: ${diff.agent.map((ms) => fmt(ms, 0)).join(", ")} ms; git status ${diff.reference.map((ms) => fmt(ms, 0)).join(", ")} ms`,
-  });
-  addFigure({
-    id: `initial_snapshot_${SIZE.files}_ms`,
-    label: "  snapshot of the fresh copy, before the run",
-    unit: "ms",
-    value: initialSnapshotMs,
-    reference: null,
-    target: null,
-  });
-});
-
 await measure("batch", async () => {
   const tasks = SIZE.batchTasks;
   const steps = SIZE.batchSteps;
@@ -883,6 +754,138 @@ await measure("replay", async () => {
     reference: null,
     target: null,
     digits: 2,
+  });
+});
+
+// The 20,000-file tree comes last: its copies write ~140,000 files, and for minutes after that this
+// kind of disk (a virtual machine's, with discard) creates files more slowly, which the batch and
+// the replay, measured before it, would otherwise pay for.
+await measure("workspace", async () => {
+  const snapshot = await import(pathToFileURL(join(ROOT, "dist/workspace/snapshot.js")).href);
+  const changes = await import(pathToFileURL(join(ROOT, "dist/workspace/changes.js")).href);
+  const prepare = await import(pathToFileURL(join(ROOT, "dist/workspace/prepare.js")).href);
+  const tree = join(tmp, "big");
+  const generatedAt = performance.now();
+  const paths = makeBigTree(tree, SIZE.files);
+  log(
+    `workspace: ${SIZE.files} files generated in ${fmt((performance.now() - generatedAt) / 1000, 1)}s`,
+  );
+  // Each timed step starts with the page cache's dirty data written out (`sync`, not timed):
+  // otherwise the write-back of the previous step's files slows the next one down.
+  const sync = () => execFileSync("sync");
+
+  // Copy: `cp -r` against prepareWorkspace (what a copy-mode run does), from the same tree.
+  // On a virtual machine the first big write after files were deleted can be many times slower
+  // than the next ones (memory handed back to the host, discards); so one untimed `cp -r` first,
+  // then the timed copies, each into a folder of its own (nothing deleted in between), with
+  // `sync` before each (untimed) and the order alternating between runs. The last copies are
+  // kept: the `cp -r` one becomes the git repository, the other agent-run's workspace.
+  const copy = { agent: [], reference: [], runs: COPY_RUNS };
+  const copies = [join(tmp, "big-cp-warm")];
+  sync();
+  await timeCommand("cp", ["-r", tree, copies[0]]);
+  let cpTarget = null;
+  let prepareDir = null;
+  const copyWithCp = async () => {
+    cpTarget = join(tmp, `big-cp-${copy.reference.length}`);
+    copies.push(cpTarget);
+    sync();
+    copy.reference.push((await timeCommand("cp", ["-r", tree, cpTarget])).ms);
+  };
+  const copyWithPrepare = async () => {
+    prepareDir = join(tmp, `big-prepare-${copy.agent.length}`);
+    copies.push(prepareDir);
+    sync();
+    const startedAt = performance.now();
+    await prepare.prepareWorkspace({ source: tree, runDir: prepareDir, inPlace: false });
+    copy.agent.push(performance.now() - startedAt);
+  };
+  for (let i = 0; i < COPY_RUNS; i += 1) {
+    if (i % 2 === 0) {
+      await copyWithCp();
+      await copyWithPrepare();
+    } else {
+      await copyWithPrepare();
+      await copyWithCp();
+    }
+  }
+  // Nothing here is deleted until the bench ends (with the temporary folder): on ext4 without a
+  // journal (this machine's disk), every file created in the next minutes after a mass delete
+  // scans the recently freed inodes, which made the batch that follows ~15% slower.
+  const gitTree = cpTarget;
+  const runDir = prepareDir;
+  raw.workspace_copy = copy;
+  addFigure({
+    id: `workspace_copy_${SIZE.files}_ms`,
+    label: `workspace copy, ${SIZE.files.toLocaleString("en-US")} files`,
+    unit: "ms",
+    value: median(copy.agent),
+    reference: median(copy.reference),
+    referenceLabel: "cp -r",
+    target: TARGETS.copy,
+    note: `runs: prepareWorkspace ${copy.agent.map((ms) => fmt(ms, 0)).join(", ")} ms; cp -r ${copy.reference.map((ms) => fmt(ms, 0)).join(", ")} ms`,
+  });
+
+  // Changed files: agent-run snapshots its copy (as a run does before the agent starts); the
+  // `cp -r` copy becomes a git repository with everything committed. The same 20 files change
+  // in both; then `git status --porcelain` against snapshot + diff, alternating.
+  const workspace = join(runDir, "workspace");
+  const gitDir = join(tmp, "big-snapshot.git");
+  sync();
+  const beforeAt = performance.now();
+  const before = await snapshot.snapshotWorkspace({ workspace, gitDir });
+  const initialSnapshotMs = performance.now() - beforeAt;
+  const git = (args) =>
+    execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], {
+      cwd: gitTree,
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  git(["init", "-q"]);
+  // No automatic `git gc` in the background (20,000 loose objects would start one).
+  git(["config", "gc.auto", "0"]);
+  git(["config", "maintenance.auto", "false"]);
+  git(["add", "-A"]);
+  git(["commit", "-q", "-m", "bench"]);
+  git(["status", "--porcelain"]); // refreshes the index once, as a repository in use has it
+  const changed = changeTwentyFiles(gitTree, paths);
+  changeTwentyFiles(workspace, paths);
+  sync();
+  const diff = { agent: [], reference: [], agentFiles: null, gitLines: null, patchBytes: null };
+  for (let i = 0; i < RUNS; i += 1) {
+    const status = await timeCommand("git", ["status", "--porcelain"], { cwd: gitTree });
+    diff.reference.push(status.ms);
+    diff.gitLines = status.stdout.split("\n").filter((line) => line !== "").length;
+    const startedAt = performance.now();
+    const after = await snapshot.snapshotWorkspace({ workspace, gitDir });
+    const result = await changes.diffSnapshots({ workspace, gitDir, before, after });
+    diff.agent.push(performance.now() - startedAt);
+    diff.agentFiles = result.changedFiles.length;
+    diff.patchBytes = result.patch.length;
+  }
+  raw.changed_files = { ...diff, changed, initial_snapshot_ms: initialSnapshotMs };
+  if (diff.agentFiles !== changed.count || diff.gitLines !== changed.count) {
+    log(
+      `workspace: expected ${changed.count} changed files; agent-run found ${diff.agentFiles}, git status ${diff.gitLines}`,
+    );
+  }
+  addFigure({
+    id: `changed_files_${SIZE.files}_ms`,
+    label: `changed files + patch, ${SIZE.files.toLocaleString("en-US")} files, ${changed.count} changed`,
+    unit: "ms",
+    value: median(diff.agent),
+    reference: median(diff.reference),
+    referenceLabel: "git status",
+    target: TARGETS.changedFiles,
+    note: `agent-run found ${diff.agentFiles} changed files (patch ${fmt(diff.patchBytes / 1024, 1)} KB), git status ${diff.gitLines}; timed: the snapshot after the run + the diff; runs: ${diff.agent.map((ms) => fmt(ms, 0)).join(", ")} ms; git status ${diff.reference.map((ms) => fmt(ms, 0)).join(", ")} ms`,
+  });
+  addFigure({
+    id: `initial_snapshot_${SIZE.files}_ms`,
+    label: "  snapshot of the fresh copy, before the run",
+    unit: "ms",
+    value: initialSnapshotMs,
+    reference: null,
+    target: null,
   });
 });
 
