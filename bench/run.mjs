@@ -811,7 +811,7 @@ await measure("workspace", async () => {
   }
   // Nothing here is deleted until the bench ends (with the temporary folder): on ext4 without a
   // journal (this machine's disk), every file created in the next minutes after a mass delete
-  // scans the recently freed inodes, which made the batch that follows ~15% slower.
+  // scans the recently freed inodes, which made a batch measured after it ~15% slower.
   const gitTree = cpTarget;
   const runDir = prepareDir;
   raw.workspace_copy = copy;

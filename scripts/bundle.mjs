@@ -84,10 +84,11 @@ const bundledPicomatchForFdir = {
 
 /**
  * yargs guesses the program's version as it is created (agent-run sets its own just after): it
- * looks for the nearest package.json above `mainFilename`, the folder above yargs' node_modules.
- * Bundled, there is none, so it searched from the current folder up to the root: a directory
- * listing per level, and a failed assertion (~1.4 ms) when none had a package.json. Pointed at
- * the bundle's own folder, it finds agent-run's package.json two levels up.
+ * looks for the nearest package.json above `mainFilename`, the folder above the node_modules that
+ * holds yargs. Bundled in a clone there is no such folder, so it searched from the current folder
+ * up to the root (a directory listing per level, and a failed assertion, ~1.4 ms, when none had a
+ * package.json); installed, it started in the project above node_modules (or /usr/lib). Pointed
+ * at the bundle file, it finds agent-run's own package.json two levels up.
  */
 const YARGS_MAIN_FILENAME =
   "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));";

@@ -51,16 +51,17 @@ export async function removeSnapshots(place: SnapshotPlace): Promise<void> {
 /**
  * Copies (or adopts) the workspace and records its starting state, beside the task's first model
  * call. It starts a moment later, so that the request (whose connection takes an event-loop turn
- * or two) goes out first and the copy runs while the model answers; the copy of a small folder is
- * one synchronous stretch. `onReady` comes as soon as the files have been read for the snapshot:
- * the agent's tools may change them from then on, while the snapshot's tree is still being written.
+ * or two) goes out first and the copy runs while the model answers; for a task alone, the copy
+ * of a small folder is one synchronous stretch (`isEveryFileOnThreadPool`: see `copyTree`).
+ * `onReady` comes as soon as the files have been read for the snapshot: the agent's tools may
+ * change them from then on, while the snapshot's tree is still being written.
  */
 export async function prepare(
   source: string,
   isInPlace: boolean,
   runDir: string,
   place: SnapshotPlace,
-  options: { onReady?: () => void; filesOnThreadPool?: boolean } = {},
+  options: { onReady?: () => void; isEveryFileOnThreadPool?: boolean } = {},
 ): Promise<{ workspace: string; before: Snapshot }> {
   await sleep(FIRST_REQUEST_HEAD_START_MS);
   if (place.isLane === true) await resetLaneGitDir(place.gitDir, realPathOr(source));
@@ -68,7 +69,7 @@ export async function prepare(
     source,
     runDir,
     inPlace: isInPlace,
-    filesOnThreadPool: options.filesOnThreadPool === true,
+    isEveryFileOnThreadPool: options.isEveryFileOnThreadPool === true,
   });
   const before = await snapshotWorkspace({
     workspace: path,

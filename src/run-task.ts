@@ -78,7 +78,7 @@ export type RunTaskOptions = {
    * Other tasks run beside this one in this process (a batch with --concurrency above 1): the
    * workspace's files are then copied on the thread pool, so a slow disk holds none of them up.
    */
-  sharesEventLoop?: boolean;
+  isSharingEventLoop?: boolean;
 };
 
 /**
@@ -118,7 +118,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     ? Promise.resolve(undefined)
     : prepare(task.workspace, options.inPlace, runDir, place, {
         onReady: () => markReady(),
-        filesOnThreadPool: options.sharesEventLoop === true,
+        isEveryFileOnThreadPool: options.isSharingEventLoop === true,
       }).catch((error: unknown) => {
         problems.push(`could not prepare the workspace: ${messageOf(error)}`);
         return undefined;

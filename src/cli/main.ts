@@ -1,5 +1,4 @@
 import yargs from "yargs";
-import { z } from "zod";
 import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
 import { createRedactor, secretValues } from "../redact.js";
 import { AGENT_RUN_VERSION } from "../version.js";
@@ -71,11 +70,6 @@ export type MainOptions = {
 };
 
 /** argv → command → exit code. The only place that catches `AgentRunError`s. */
-// zod compiles a fast parser (new Function) for each object schema on its first use; agent-run
-// checks most of its objects once (a task file, a summary), where compiling costs more than it
-// saves: about 1 ms less per schema without it.
-z.config({ jitless: true });
-
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   const io = options.io ?? processIo();
   const controller = new AbortController();

@@ -59,7 +59,7 @@ export function liveModels(
     apiKey,
     baseURL,
     ...settings,
-    tracing: isTracingWanted(env),
+    isTracingOn: isTracingWanted(env),
   });
   return () => model;
 }

@@ -67,7 +67,7 @@ export async function runCommand(
       budget,
       signal,
       snapshotGitDir: join(scratch, `lane-${lane}`),
-      sharesEventLoop: isConcurrent,
+      isSharingEventLoop: isConcurrent,
     }),
   ).finally(async () => {
     const warning = removeSnapshotScratch(scratch);
@@ -128,7 +128,7 @@ async function runOne(
     budget: BatchBudget;
     signal: AbortSignal;
     snapshotGitDir: string;
-    sharesEventLoop: boolean;
+    isSharingEventLoop: boolean;
   },
 ): Promise<TaskSummary> {
   const { options, log, budget, signal } = context;
@@ -163,7 +163,7 @@ async function runOne(
     gate: () => budget.exhausted(),
     sandbox: options.sandbox,
     snapshotGitDir: context.snapshotGitDir,
-    sharesEventLoop: context.sharesEventLoop,
+    isSharingEventLoop: context.isSharingEventLoop,
     ...(skipReason === undefined ? {} : { skipReason }),
     onEvent: (event) => {
       if (event.type === "model_reply") {

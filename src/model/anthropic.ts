@@ -29,7 +29,7 @@ export type AnthropicModelOptions = {
    * Whether the SDK records OpenTelemetry spans (and propagates trace context) as it does by
    * default; see `isTracingWanted`. False skips building them.
    */
-  tracing?: boolean;
+  isTracingOn?: boolean;
 };
 
 const EPHEMERAL = { type: "ephemeral" } as const;
@@ -51,7 +51,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     maxRetries,
     timeout: options.requestTimeoutMs ?? 10 * 60_000,
-    ...(options.tracing === false ? { openTelemetry: false } : {}),
+    ...(options.isTracingOn === false ? { openTelemetry: false } : {}),
   });
 
   const baseDelayMs = options.retryBaseDelayMs ?? 500;

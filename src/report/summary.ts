@@ -4,7 +4,6 @@ import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
 import { checkResultJson, originLine, type RunOrigin, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
-import type { RunSummary } from "./run-summary.js";
 
 /** The version of `summary.json`'s shape; bumped with any change to it. */
 export const SUMMARY_VERSION = 1;
@@ -56,43 +55,5 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     patch: summary.patchFile,
     ...(summary.origin === undefined ? {} : { origin: originLine(summary.origin) }),
     checks: summary.checks.map(checkResultJson),
-  };
-}
-
-/**
- * A finished task as the report reads it: what `parseRunSummary` gives for the `summary.json` that
- * `summaryJson` writes of it, without the round trip (its schema check is for files written
- * elsewhere, and its first use alone cost ~2 ms at the end of every run).
- */
-export function runSummaryOf(summary: TaskSummary): RunSummary {
-  const { usage } = summary;
-  return {
-    name: summary.name,
-    taskFile: summary.taskFile,
-    status: summary.status,
-    passed: summary.passed,
-    error: summary.error ?? null,
-    model: summary.model,
-    steps: summary.steps,
-    usage: {
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      cacheCreationInputTokens: usage.cacheCreationInputTokens,
-      cacheReadInputTokens: usage.cacheReadInputTokens,
-    },
-    totalTokens: totalTokens(usage),
-    costUsd: summary.costUsd,
-    durationMs: summary.durationMs,
-    changedFileCount: summary.changedFiles.length,
-    checks: summary.checks.map((check) => ({
-      name: check.name,
-      kind: check.kind,
-      passed: check.passed,
-      message: check.message,
-      output: check.output,
-      line: check.line,
-      durationMs: check.durationMs,
-    })),
-    folder: summary.runDir,
   };
 }

@@ -34,7 +34,9 @@ function checkTaskFile(file: string): CheckedFile {
   if (!text.ok) return failed([{ file, ...FILE_START, path: "", message: text.message }]);
   const parsed = parseTaskYaml(file, text.text);
   if (!parsed.ok) return failed(parsed.problems);
-  const result = TaskFileSchema.safeParse(parsed.data, { error: describeIssue });
+  // jitless: zod would compile a parser for each object schema on its first use (new Function),
+  // ~1 ms of every start; without it the first file parses that much faster, the next ones as fast.
+  const result = TaskFileSchema.safeParse(parsed.data, { error: describeIssue, jitless: true });
   if (!result.success) {
     return failed(
       problemsFromIssues(file, result.error.issues, parsed.data, parsed.locator, TaskFileSchema),

@@ -13,7 +13,7 @@ export type PrepareOptions = {
   /** Work in `source` itself instead of a copy. */
   inPlace: boolean;
   /** Copy every file on the thread pool (other tasks share the event loop): see `copyTree`. */
-  filesOnThreadPool?: boolean;
+  isEveryFileOnThreadPool?: boolean;
 };
 
 /** The folder the agent works in: a real path (no symlinks), safe to compare and to show. */
@@ -50,14 +50,14 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
     await rm(target, { recursive: true, force: true });
   }
   mkdirSync(dirname(target), { recursive: true });
-  await copyTree(source, target, { filesOnThreadPool: options.filesOnThreadPool === true }).catch(
-    (error: unknown) => {
-      throw new Error(
-        `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
-        { cause: error },
-      );
-    },
-  );
+  await copyTree(source, target, {
+    isEveryFileOnThreadPool: options.isEveryFileOnThreadPool === true,
+  }).catch((error: unknown) => {
+    throw new Error(
+      `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
+      { cause: error },
+    );
+  });
   return { path: target };
 }
 

@@ -292,12 +292,12 @@ describe("OpenTelemetry spans of the SDK", () => {
     expect(isTracingWanted({})).toBe(true);
   });
 
-  test.each([true, false])("tracing: %s records spans or none", async (tracing) => {
+  test.each([true, false])("isTracingOn: %s records spans or none", async (isTracingOn) => {
     const names: string[] = [];
     trace.setGlobalTracerProvider(recordingProvider(names));
     api.queue(reply().text("Done."));
-    const model = createAnthropicModel({ apiKey: "sk-test", maxRetries: 0, tracing });
+    const model = createAnthropicModel({ apiKey: "sk-test", maxRetries: 0, isTracingOn });
     await model.complete(REQUEST, { signal: new AbortController().signal });
-    expect(names.length > 0).toBe(tracing);
+    expect(names.length > 0).toBe(isTracingOn);
   });
 });

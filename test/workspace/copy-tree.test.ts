@@ -32,7 +32,7 @@ async function listEntries(root: string, prefix = ""): Promise<string[]> {
 
 describe.each([
   ["small files copied synchronously", {}],
-  ["every file copied on the thread pool", { filesOnThreadPool: true }],
+  ["every file copied on the thread pool", { isEveryFileOnThreadPool: true }],
 ])("copyTree, %s", (_mode, options) => {
   it("copies files, symlinks and empty folders as they are, without any .git", async () => {
     await using src = await tmpWorkspace({

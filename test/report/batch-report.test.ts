@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { runSummaryOf } from "../../src/report/batch-report.js";
 import { parseRunSummary } from "../../src/report/run-summary.js";
-import { runSummaryOf, summaryJson, type TaskSummary } from "../../src/report/summary.js";
+import { summaryJson, type TaskSummary } from "../../src/report/summary.js";
 
 function taskSummary(overrides: Partial<TaskSummary> = {}): TaskSummary {
   return {
