@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { collectChanges } from "../src/run-files.js";
+import { snapshotWorkspace } from "../src/workspace/snapshot.js";
+import { tmpWorkspace } from "./helpers/tmp-workspace.js";
+
+describe("collectChanges", () => {
+  it.each([
+    ["a small patch (written synchronously)", 10],
+    ["a big patch (written through the thread pool)", 40_000],
+  ])("writes %s whole, redacted, and nothing beside it", async (_size, lines) => {
+    await using ws = await tmpWorkspace({ files: { "work/a.txt": "a\n", "out/.keep": "" } });
+    const place = { workspace: ws.path("work"), gitDir: ws.path("git"), excludePaths: [] };
+    const before = await snapshotWorkspace(place);
+    const text = Array.from({ length: lines }, (_, i) => `line ${i} secret-value\n`).join("");
+    writeFileSync(ws.path("work/a.txt"), text);
+
+    const changes = await collectChanges(ws.path("out"), place, before, (patch) =>
+      patch.replaceAll("secret-value", "[REDACTED]"),
+    );
+
+    const written = readFileSync(ws.path("out/changes.patch"), "utf8");
+    expect(written).toBe(changes.patch.replaceAll("secret-value", "[REDACTED]"));
+    expect(written).toContain(`+line ${lines - 1} [REDACTED]`);
+    expect(written.length > 256 * 1024).toBe(lines > 10_000);
+    expect(readdirSync(ws.path("out")).sort()).toEqual([".keep", "changes.patch"]);
+  });
+});
