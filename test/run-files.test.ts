@@ -6,8 +6,8 @@ import { tmpWorkspace } from "./helpers/tmp-workspace.js";
 
 describe("collectChanges", () => {
   it.each([
-    ["a small patch (written synchronously)", 10],
-    ["a big patch (written through the thread pool)", 40_000],
+    ["a small patch", 10],
+    ["a big patch", 40_000],
   ])("writes %s whole, redacted, and nothing beside it", async (_size, lines) => {
     await using ws = await tmpWorkspace({ files: { "work/a.txt": "a\n", "out/.keep": "" } });
     const place = { workspace: ws.path("work"), gitDir: ws.path("git"), excludePaths: [] };
@@ -22,7 +22,6 @@ describe("collectChanges", () => {
     const written = readFileSync(ws.path("out/changes.patch"), "utf8");
     expect(written).toBe(changes.patch.replaceAll("secret-value", "[REDACTED]"));
     expect(written).toContain(`+line ${lines - 1} [REDACTED]`);
-    expect(written.length > 256 * 1024).toBe(lines > 10_000);
     expect(readdirSync(ws.path("out")).sort()).toEqual([".keep", "changes.patch"]);
   });
 });
