@@ -44,8 +44,8 @@ const MAX_BACKGROUND_COPIES = 4;
  * runs: for 20,000 files that took a tenth of fs.cp's CPU, under half of a thread-pool walker's,
  * and close to `cp -r`'s. Big files go to the thread pool.
  *
- * `isEveryFileOnThreadPool`: every file goes to the thread pool, for when other tasks share this event
- * loop. Creating a file took 0.02-1 ms on a disk of ours depending on the minute, and a
+ * `isEveryFileOnThreadPool`: every file goes to the thread pool, for when other tasks share this
+ * event loop. Creating a file took 0.02-1 ms on a disk of ours depending on the minute, and a
  * synchronous copy makes every other task wait that long per file; the folders are still made
  * here, and the walk still holds the loop for at most `MAX_SLICE_MS` at a time.
  */
