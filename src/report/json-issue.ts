@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { ConfigError, messageOf } from "../errors.js";
 
 const MAX_ISSUES = 10;
 
@@ -37,4 +38,27 @@ export function schemaVersionProblem(
     return `${file}: schema_version ${version} is newer than this agent-run understands (${newest}); upgrade agent-run`;
   }
   return undefined;
+}
+
+/**
+ * Parses one of our versioned JSON files (`summary.json`, `report.json`): valid JSON, a
+ * `schema_version` we can read, then `schema`. Every problem is a `ConfigError` naming `file`.
+ */
+export function parseVersionedJson<S extends z.ZodType>(
+  text: string,
+  file: string,
+  newest: number,
+  schema: S,
+): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON: ${messageOf(error)}`, error);
+  }
+  const versionProblem = schemaVersionProblem(json, newest, file);
+  if (versionProblem !== undefined) throw new ConfigError(versionProblem);
+  const parsed = schema.safeParse(json, { reportInput: true });
+  if (!parsed.success) throw new ConfigError(describeJsonIssues(file, parsed.error));
+  return parsed.data;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ConfigError, messageOf } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { compareNames, computeTotals, type Report, type ReportTask } from "./aggregate.js";
-import { describeJsonIssues, schemaVersionProblem } from "./json-issue.js";
+import { parseVersionedJson } from "./json-issue.js";
 import { REPORT_VERSION } from "./report-json.js";
 import { UsageJsonSchema } from "./run-summary.js";
 
@@ -62,17 +62,8 @@ const ReportJsonSchema = z.looseObject({
 
 /** Reads a `report.json`'s text back into a report; `file` names it in errors (`ConfigError`). */
 export function parseReportJson(text: string, file: string): Report {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${messageOf(error)}`, error);
-  }
-  const versionProblem = schemaVersionProblem(json, REPORT_VERSION, file);
-  if (versionProblem !== undefined) throw new ConfigError(versionProblem);
-  const parsed = ReportJsonSchema.safeParse(json, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(describeJsonIssues(file, parsed.error));
-  const tasks = [...parsed.data.tasks].sort((a, b) => compareNames(a.name, b.name));
+  const parsed = parseVersionedJson(text, file, REPORT_VERSION, ReportJsonSchema);
+  const tasks = [...parsed.tasks].sort((a, b) => compareNames(a.name, b.name));
   const names = tasks.map((task) => task.name);
   const repeated = names.find((name, index) => names[index + 1] === name);
   if (repeated !== undefined) throw new ConfigError(`${file}: task "${repeated}" appears twice`);

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { ConfigError, messageOf } from "../errors.js";
 import type { Usage } from "../model/model-client.js";
-import { describeJsonIssues, schemaVersionProblem } from "./json-issue.js";
+import { parseVersionedJson } from "./json-issue.js";
 import { SUMMARY_VERSION } from "./summary.js";
 
 const count = z.number().int().nonnegative();
@@ -90,15 +89,5 @@ export type RunSummary = z.infer<typeof RunSummarySchema> & { folder: string };
 
 /** Parses a `summary.json`'s text; `file` names it in errors. Throws `ConfigError` (exit 2). */
 export function parseRunSummary(text: string, file: string, folder: string): RunSummary {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${messageOf(error)}`, error);
-  }
-  const versionProblem = schemaVersionProblem(json, SUMMARY_VERSION, file);
-  if (versionProblem !== undefined) throw new ConfigError(versionProblem);
-  const parsed = RunSummarySchema.safeParse(json, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(describeJsonIssues(file, parsed.error));
-  return { ...parsed.data, folder };
+  return { ...parseVersionedJson(text, file, SUMMARY_VERSION, RunSummarySchema), folder };
 }
