@@ -13,8 +13,9 @@ import { loadBundle } from "../dist/launcher/load-bundle.js";
 //   again. agent-run's own code (SDK, zod, yargs) is most of what survives, so each request
 //   body (the whole conversation, a fresh string every step) piles up to several times that:
 //   174 MB at 200 steps, against 15 MB live. 1.5× keeps the peak near what is live.
-// - undici parses HTTP with WebAssembly; optimising that module after the first reply costs
-//   ~25 MB for a moment. Its baseline (Liftoff) code only frames a few replies a second.
+// - undici (the global fetch, used when a proxy is configured for it) parses HTTP with
+//   WebAssembly; optimising that module after the first reply costs ~25 MB for a moment. Its
+//   baseline (Liftoff) code only frames a few replies a second.
 // - The young generation keeps the size start-up gave it (about 8 MB) instead of growing to 32 MB
 //   (`--semi-space-growth-factor=1`): a single task's commands and git calls fork this process
 //   (a parallel batch's start in spawn helpers), and fork copies its page tables. A 100-task
@@ -23,9 +24,10 @@ import { loadBundle } from "../dist/launcher/load-bundle.js";
 // - --no-opt: the optimising compiler (TurboFan) spends ~10 ms of CPU per short task compiling
 //   code that runs a few hundred times; between model calls agent-run mostly waits, and the
 //   baseline compilers are enough. In a 100-task batch on 2 cores: 11.5 → 9.2 s, 121 → 109 MB.
-const REQUEST_CREATED = "undici:request:create";
+// Requests go through node:http (src/model/http-fetch.ts) or, with a proxy, undici.
+const REQUEST_CREATED = ["http.client.request.start", "undici:request:create"];
 function tuneMemory() {
-  unsubscribe(REQUEST_CREATED, tuneMemory);
+  for (const channel of REQUEST_CREATED) unsubscribe(channel, tuneMemory);
   // A code cache is valid only for the flags it was made with: keep what start-up compiled first.
   bundle.saveCodeCache();
   const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
@@ -39,7 +41,7 @@ const bundle = loadBundle({
   bundleDir: fileURLToPath(new URL("../dist/bundle/", import.meta.url)),
   cacheSetting: process.env.AGENT_RUN_CODE_CACHE,
 });
-subscribe(REQUEST_CREATED, tuneMemory);
+for (const channel of REQUEST_CREATED) subscribe(channel, tuneMemory);
 const code = await bundle.exports.main(process.argv.slice(2), { handleSignals: true });
 bundle.saveCodeCache();
 // Everything is written. Exiting here skips Node's teardown of the JavaScript heap (a few ms);

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
 import { createAnthropicModel, isTracingWanted } from "../model/anthropic.js";
+import { isGlobalFetchConfigured } from "../model/http-fetch.js";
 import type { ApiMessage, ModelClient } from "../model/model-client.js";
 import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
 import { createReplayModel } from "../model/replay-model.js";
@@ -60,6 +61,7 @@ export function liveModels(
     baseURL,
     ...settings,
     isTracingOn: isTracingWanted(env),
+    isGlobalFetchWanted: isGlobalFetchConfigured(env),
   });
   return () => model;
 }

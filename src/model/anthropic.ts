@@ -4,6 +4,7 @@ import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/s
 import type Anthropic from "@anthropic-ai/sdk/index";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 import { messageOf } from "../errors.js";
+import { httpFetch } from "./http-fetch.js";
 import { createMessageAccumulator } from "./message-accumulator.js";
 import type {
   ApiMessage,
@@ -30,6 +31,11 @@ export type AnthropicModelOptions = {
    * default; see `isTracingWanted`. False skips building them.
    */
   isTracingOn?: boolean;
+  /**
+   * Send requests with the global `fetch`, as the SDK does by default, instead of `httpFetch`
+   * (node:http): for when this process configured fetch's transport (`isGlobalFetchConfigured`).
+   */
+  isGlobalFetchWanted?: boolean;
 };
 
 const EPHEMERAL = { type: "ephemeral" } as const;
@@ -50,6 +56,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
     apiKey: options.apiKey,
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     maxRetries,
+    ...(options.isGlobalFetchWanted === true ? {} : { fetch: httpFetch }),
     timeout: options.requestTimeoutMs ?? 10 * 60_000,
     ...(options.isTracingOn === false ? { openTelemetry: false } : {}),
   });

@@ -111,6 +111,45 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     );
   });
 
+  test.each([
+    ["node:http, without a preset dispatcher", "0", { http: 1, undici: 0 }],
+    ["fetch, when a preload installed an undici dispatcher", "1", { http: 0, undici: 1 }],
+  ])("model requests go through %s", async (_case, presetDispatcher, expected) => {
+    await using server = await startMockHttpServer();
+    await using ws = await tmpWorkspace({ files: { "a.txt": "a\n" } });
+    server.queue(reply().text("Nothing to do."));
+    const task = join(dir, "task.yaml");
+    await writeFile(task, `name: transport\nprompt: Look.\nworkspace: ${ws.root}\n`);
+    // Counts the requests each transport starts. Touching `Headers` makes Node install its own
+    // undici dispatcher: the state a preload calling undici's setGlobalDispatcher leaves.
+    const preload = join(dir, "count-requests.cjs");
+    await writeFile(
+      preload,
+      [
+        'const channels = require("node:diagnostics_channel");',
+        "const counts = { http: 0, undici: 0 };",
+        'channels.subscribe("http.client.request.start", () => { counts.http += 1; });',
+        'channels.subscribe("undici:request:create", () => { counts.undici += 1; });',
+        'if (process.env.PRESET_DISPATCHER === "1") new Headers();',
+        'process.on("exit", () => require("node:fs").writeFileSync(process.env.COUNTS_FILE, JSON.stringify(counts)));',
+      ].join("\n"),
+    );
+    const countsFile = join(dir, "counts.json");
+    const { done } = spawnCli([task, "--out", join(dir, "out")], {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: server.url,
+      NODE_OPTIONS: `--require ${preload}`,
+      PRESET_DISPATCHER: presetDispatcher,
+      COUNTS_FILE: countsFile,
+    });
+    const result = await done;
+
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(JSON.parse(await readFile(countsFile, "utf8"))).toEqual(expected);
+  });
+
   test("SIGTERM cancels the running task, kills its command and closes the transcript (exit 143)", async () => {
     await using server = await startMockHttpServer();
     await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
