@@ -25,9 +25,9 @@ import { loadBundle } from "../dist/launcher/load-bundle.js";
 //   code that runs a few hundred times; between model calls agent-run mostly waits, and the
 //   baseline compilers are enough. In a 100-task batch on 2 cores: 11.5 → 9.2 s, 121 → 109 MB.
 // Requests go through node:http (src/model/http-fetch.ts) or, with a proxy, undici.
-const REQUEST_CREATED = ["http.client.request.start", "undici:request:create"];
+const REQUEST_CHANNELS = ["http.client.request.start", "undici:request:create"];
 function tuneMemory() {
-  for (const channel of REQUEST_CREATED) unsubscribe(channel, tuneMemory);
+  for (const channel of REQUEST_CHANNELS) unsubscribe(channel, tuneMemory);
   // A code cache is valid only for the flags it was made with: keep what start-up compiled first.
   bundle.saveCodeCache();
   const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
@@ -41,7 +41,7 @@ const bundle = loadBundle({
   bundleDir: fileURLToPath(new URL("../dist/bundle/", import.meta.url)),
   cacheSetting: process.env.AGENT_RUN_CODE_CACHE,
 });
-for (const channel of REQUEST_CREATED) subscribe(channel, tuneMemory);
+for (const channel of REQUEST_CHANNELS) subscribe(channel, tuneMemory);
 const code = await bundle.exports.main(process.argv.slice(2), { handleSignals: true });
 bundle.saveCodeCache();
 // Everything is written. Exiting here skips Node's teardown of the JavaScript heap (a few ms);

@@ -1,9 +1,15 @@
-import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { getEventListeners, once } from "node:events";
+import http, {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { httpFetch, isGlobalFetchConfigured } from "../../src/model/http-fetch.js";
+import { createHttpFetch, httpFetch, isGlobalFetchConfigured } from "../../src/model/http-fetch.js";
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 
@@ -152,17 +158,19 @@ describe("httpFetch", () => {
   });
 
   test("a signal aborted already rejects without sending anything", async () => {
-    const handler = vi.fn();
-    const { url } = await serve(handler);
+    const { url } = await serve((_request, _body, response) => response.end());
+    const request = vi.spyOn(http, "request");
     const controller = new AbortController();
     controller.abort();
     const error = await rejection(httpFetch(url, { method: "POST", signal: controller.signal }));
     expect((error as Error).name).toBe("AbortError");
-    expect(handler).not.toHaveBeenCalled();
+    expect(request).not.toHaveBeenCalled();
   });
 
   test("an abort during the body errors it with the reason and drops the connection", async () => {
-    const { url } = await serve((_request, _body, response) => {
+    let serverSocket: IncomingMessage["socket"] | undefined;
+    const { url } = await serve((request, _body, response) => {
+      serverSocket = request.socket;
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.write("event: one\n\n");
     });
@@ -173,6 +181,68 @@ describe("httpFetch", () => {
     const reason = new Error("cancelled");
     controller.abort(reason);
     expect(await rejection(reader.read())).toBe(reason);
+    if (serverSocket !== undefined && !serverSocket.destroyed) await once(serverSocket, "close");
+    expect(serverSocket?.destroyed).toBe(true);
+  });
+
+  test("a cancelled body drops the connection and lets go of the signal; a read one keeps it", async () => {
+    const sockets: IncomingMessage["socket"][] = [];
+    const { url } = await serve((request, _body, response) => {
+      sockets.push(request.socket);
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      if (request.url === "/whole") response.end("event: one\n\n");
+      else response.write("event: one\n\n");
+    });
+    const controller = new AbortController();
+    const whole = await httpFetch(`${url}/whole`, { method: "POST", signal: controller.signal });
+    expect(await whole.text()).toBe("event: one\n\n");
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+
+    const held = await httpFetch(`${url}/held`, { method: "POST", signal: controller.signal });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    await held.body?.cancel();
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    // The whole reply left its connection for reuse; the cancelled one closed it.
+    expect(sockets).toHaveLength(2);
+    expect(sockets[0]).toBe(sockets[1]);
+    await once(sockets[1] as IncomingMessage["socket"], "close");
+  });
+
+  test("a server that goes quiet ends the request as timed out, before or during the reply", async () => {
+    const quickFetch = createHttpFetch({ connectMs: 1000, idleMs: 100 });
+    const { url } = await serve((request, _body, response) => {
+      if (request.url === "/silent") return;
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("event: one\n\n");
+    });
+    const before = await rejection(quickFetch(`${url}/silent`, { method: "POST", body: "{}" }));
+    expect(before).toBeInstanceOf(TypeError);
+    expect((before as Error).message).toBe("fetch failed");
+    // The SDK counts a cause saying "timed out" as a timeout (and retries it).
+    expect(String((before as Error).cause)).toMatch(/timed out/);
+
+    const reply = await quickFetch(`${url}/stalls`, { method: "POST", body: "{}" });
+    const reader = (reply.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    const during = await rejection(reader.read());
+    expect(during).toBeInstanceOf(TypeError);
+    expect((during as Error).message).toBe("terminated");
+  });
+
+  test("a status fetch cannot represent rejects as a failed fetch", async () => {
+    const server = createTcpServer((socket) => {
+      socket.once("data", () => socket.end("HTTP/1.1 600 Odd\r\ncontent-length: 0\r\n\r\n"));
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const error = await rejection(httpFetch(`http://127.0.0.1:${port}/`, { method: "POST" }));
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toBe("fetch failed");
+    } finally {
+      server.close();
+    }
   });
 
   test("a reply cut short errors the body with fetch's TypeError: terminated", async () => {
@@ -222,14 +292,23 @@ describe("httpFetch", () => {
 
 describe("isGlobalFetchConfigured", () => {
   test("Node's proxy support, by variable or flag, keeps fetch", () => {
-    expect(isGlobalFetchConfigured({}, [])).toBe(false);
-    expect(isGlobalFetchConfigured({ NODE_USE_ENV_PROXY: "1" }, [])).toBe(true);
-    expect(isGlobalFetchConfigured({ NODE_USE_ENV_PROXY: "0" }, [])).toBe(false);
-    expect(isGlobalFetchConfigured({}, ["--use-env-proxy"])).toBe(true);
+    expect(isGlobalFetchConfigured({}, [], false)).toBe(false);
+    expect(isGlobalFetchConfigured({ NODE_USE_ENV_PROXY: "1" }, [], false)).toBe(true);
+    expect(isGlobalFetchConfigured({ NODE_USE_ENV_PROXY: "0" }, [], false)).toBe(false);
+    expect(isGlobalFetchConfigured({}, ["--use-env-proxy"], false)).toBe(true);
     expect(
-      isGlobalFetchConfigured({ NODE_OPTIONS: "--max-old-space-size=200 --use-env-proxy" }, []),
+      isGlobalFetchConfigured(
+        { NODE_OPTIONS: "--max-old-space-size=200 --use-env-proxy" },
+        [],
+        false,
+      ),
     ).toBe(true);
+    expect(isGlobalFetchConfigured({ NODE_USE_ENV_PROXY: "" }, ["--no-use-env-proxy"], false)).toBe(
+      false,
+    );
+    // A dispatcher a preload installed (a proxy agent, custom certificates) keeps fetch too.
+    expect(isGlobalFetchConfigured({}, [], true)).toBe(true);
     // The proxy variables alone change neither fetch nor node:http (without Node's switch).
-    expect(isGlobalFetchConfigured({ HTTPS_PROXY: "http://proxy:3128" }, [])).toBe(false);
+    expect(isGlobalFetchConfigured({ HTTPS_PROXY: "http://proxy:3128" }, [], false)).toBe(false);
   });
 });
