@@ -84,7 +84,8 @@ export function createHttpFetch(
         reject(signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: error }));
       });
       signal?.addEventListener("abort", onAbort, { once: true });
-      request.end(body ?? undefined);
+      // Encoded once: given a string, node:http would measure it for content-length, then encode it.
+      request.end(typeof body === "string" ? Buffer.from(body) : undefined);
     });
   };
 }
