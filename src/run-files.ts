@@ -4,10 +4,11 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { realPathOr } from "./real-path.js";
 import type { Redactor } from "./redact.js";
-import { resetLaneGitDir } from "./snapshot-scratch.js";
+import { keepLaneSnapshot, resetLaneGitDir, reusedLaneSnapshot } from "./snapshot-scratch.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
 import { type Snapshot, snapshotWorkspace } from "./workspace/snapshot.js";
+import { createFingerprintBuilder } from "./workspace/source-fingerprint.js";
 import { writeFileAtomic } from "./write-file-atomic.js";
 
 /**
@@ -65,17 +66,28 @@ export async function prepare(
 ): Promise<{ workspace: string; before: Snapshot }> {
   await sleep(FIRST_REQUEST_HEAD_START_MS);
   if (place.isLane === true) await resetLaneGitDir(place.gitDir, realPathOr(source));
+  // A lane's copy is fingerprinted as it is made: the lane's last snapshot of the same workspace
+  // may then serve as this one's (see `reusedLaneSnapshot`), saving its git calls.
+  const fingerprint = place.isLane === true && !isInPlace ? createFingerprintBuilder() : undefined;
   const { path } = await prepareWorkspace({
     source,
     runDir,
     inPlace: isInPlace,
     isEveryFileOnThreadPool: options.isEveryFileOnThreadPool === true,
+    ...(fingerprint === undefined ? {} : { onEntry: fingerprint.add }),
   });
+  const copied = fingerprint?.finish();
+  const reused = copied === undefined ? undefined : reusedLaneSnapshot(place.gitDir, copied);
+  if (reused !== undefined) {
+    options.onReady?.();
+    return { workspace: path, before: reused };
+  }
   const before = await snapshotWorkspace({
     workspace: path,
     ...place,
     ...(options.onReady === undefined ? {} : { onStaged: options.onReady }),
   });
+  if (copied !== undefined) keepLaneSnapshot(place.gitDir, copied, before);
   return { workspace: path, before };
 }
 

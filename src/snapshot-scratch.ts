@@ -3,6 +3,8 @@ import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { messageOf } from "./errors.js";
+import type { Snapshot } from "./workspace/snapshot.js";
+import { isSettled, type SourceFingerprint } from "./workspace/source-fingerprint.js";
 
 // A batch keeps one snapshot git dir per task running at once (a "lane"), in a folder of the
 // output folder, instead of making and deleting one per task: ~30 files made and 25 deleted per
@@ -13,6 +15,19 @@ const PREFIX = ".snapshots-";
 
 /** The file in a lane's git dir naming the workspace its objects came from. */
 const SOURCE_FILE = "agent-run-source";
+
+/** The file in a lane's git dir with the starting snapshot a copy of that workspace had. */
+const BEFORE_FILE = "agent-run-before.json";
+
+/**
+ * The largest copy whose starting snapshot is reused. A task whose snapshot is reused starts the
+ * next one from an empty index, which reads every file again; a bigger tree keeps its index.
+ */
+const MAX_REUSED_FILES = 2000;
+const MAX_REUSED_BYTES = 8 * 1024 * 1024;
+
+/** A starting snapshot and the fingerprint of the copy it was taken of (see `source-fingerprint.ts`). */
+type LaneBefore = { fingerprint: string; tree: string };
 
 /** Makes the batch's scratch folder in `outDir`: `.snapshots-<host>-<pid>-XXXXXX`. */
 export function makeSnapshotScratch(outDir: string): string {
@@ -70,7 +85,7 @@ export async function resetLaneGitDir(gitDir: string, source: string): Promise<v
       entry === "index" ||
       entry === "index.lock" ||
       entry.startsWith("sharedindex") ||
-      (!isSameSource && entry === "objects"),
+      (!isSameSource && (entry === "objects" || entry === BEFORE_FILE)),
   );
   await Promise.all(
     stale.map((entry) => rm(join(gitDir, entry), { recursive: true, force: true })),
@@ -79,6 +94,44 @@ export async function resetLaneGitDir(gitDir: string, source: string): Promise<v
     mkdirSync(join(gitDir, "objects"), { recursive: true });
     writeFileSync(sourceFile, source);
   }
+}
+
+/**
+ * The starting snapshot a lane already took of a copy of the same workspace, when this copy's
+ * `fingerprint` shows the workspace unchanged since: the agent of the lane's last task worked on
+ * a copy, never on it. The lane's index was reset, so the task's closing snapshot reads its files
+ * afresh. Undefined when there is none to reuse.
+ */
+export function reusedLaneSnapshot(
+  gitDir: string,
+  fingerprint: SourceFingerprint,
+): Snapshot | undefined {
+  const text = readOr(join(gitDir, BEFORE_FILE));
+  if (text === undefined) return undefined;
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch {
+    return undefined; // half written by a killed batch
+  }
+  if (typeof saved !== "object" || saved === null || !("fingerprint" in saved)) return undefined;
+  if (saved.fingerprint !== fingerprint.hash || !("tree" in saved)) return undefined;
+  return typeof saved.tree === "string" ? { tree: saved.tree } : undefined;
+}
+
+/**
+ * Keeps a copy's starting snapshot in the lane for the next task on the same workspace, when the
+ * copy is small enough (see `MAX_REUSED_FILES`) and its fingerprint proves a later equal one.
+ */
+export function keepLaneSnapshot(
+  gitDir: string,
+  fingerprint: SourceFingerprint,
+  snapshot: Snapshot,
+): void {
+  const isSmall = fingerprint.files <= MAX_REUSED_FILES && fingerprint.bytes <= MAX_REUSED_BYTES;
+  if (!isSmall || !isSettled(fingerprint)) return;
+  const saved: LaneBefore = { fingerprint: fingerprint.hash, tree: snapshot.tree };
+  writeFileSync(join(gitDir, BEFORE_FILE), JSON.stringify(saved));
 }
 
 function readOr(file: string): string | undefined {

@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { collectChanges } from "../src/run-files.js";
+import { collectChanges, prepare } from "../src/run-files.js";
 import { snapshotWorkspace } from "../src/workspace/snapshot.js";
 import { tmpWorkspace } from "./helpers/tmp-workspace.js";
 
@@ -23,5 +25,109 @@ describe("collectChanges", () => {
     expect(written).toBe(changes.patch.replaceAll("secret-value", "[REDACTED]"));
     expect(written).toContain(`+line ${lines - 1} [REDACTED]`);
     expect(readdirSync(ws.path("out")).sort()).toEqual([".keep", "changes.patch"]);
+  });
+});
+
+describe("prepare in a batch lane", () => {
+  /** A workspace whose files changed over a second ago, as a batch's source usually is. */
+  async function settledWorkspace() {
+    const ws = await tmpWorkspace({
+      files: {
+        "src/a.txt": "a\n",
+        "src/b.txt": "b\n",
+        "old.txt": "old\n",
+        ".gitignore": "*.log\n",
+      },
+    });
+    await sleep(1100);
+    return ws;
+  }
+
+  function lanePlace(root: string) {
+    return { gitDir: join(root, "lane"), excludePaths: [], isLane: true };
+  }
+
+  it("reuses the lane's starting snapshot of an unchanged workspace, and still sees every change", async () => {
+    await using source = await settledWorkspace();
+    await using out = await tmpWorkspace();
+    const place = lanePlace(out.root);
+    const first = await prepare(source.root, false, out.path("one"), place);
+    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
+
+    let isReady = false;
+    const second = await prepare(source.root, false, out.path("two"), place, {
+      onReady: () => {
+        isReady = true;
+      },
+    });
+    // No git ran for it: the lane's index stays reset, and the tree is the first copy's.
+    expect(existsSync(join(place.gitDir, "index"))).toBe(false);
+    expect(second.before).toEqual(first.before);
+    expect(isReady).toBe(true);
+
+    writeFileSync(join(second.workspace, "src/a.txt"), "A\n");
+    writeFileSync(join(second.workspace, "new.txt"), "new\n");
+    writeFileSync(join(second.workspace, "build.log"), "ignored\n");
+    rmSync(join(second.workspace, "old.txt"));
+    const changes = await collectChanges(
+      out.path("two"),
+      { ...place, workspace: second.workspace },
+      second.before,
+      (text) => text,
+    );
+    expect(changes.changedFiles.map((file) => [file.path, file.status])).toEqual([
+      ["new.txt", "added"],
+      ["old.txt", "deleted"],
+      ["src/a.txt", "modified"],
+    ]);
+  });
+
+  it("snapshots the copy afresh once the workspace changed, even to the same size", async () => {
+    await using source = await settledWorkspace();
+    await using out = await tmpWorkspace();
+    const place = lanePlace(out.root);
+    const first = await prepare(source.root, false, out.path("one"), place);
+    writeFileSync(source.path("src/b.txt"), "B\n");
+
+    const second = await prepare(source.root, false, out.path("two"), place);
+    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
+    expect(second.before.tree).not.toBe(first.before.tree);
+    const changes = await collectChanges(
+      out.path("two"),
+      { ...place, workspace: second.workspace },
+      second.before,
+      (text) => text,
+    );
+    expect(changes.changedFiles).toEqual([]);
+  });
+
+  it("takes a fresh snapshot after the lane worked on another workspace (its objects went)", async () => {
+    await using source = await settledWorkspace();
+    await using other = await tmpWorkspace({ files: { "x.txt": "x\n" } });
+    await using out = await tmpWorkspace();
+    const place = lanePlace(out.root);
+    const first = await prepare(source.root, false, out.path("one"), place);
+    await prepare(other.root, false, out.path("two"), place);
+    const third = await prepare(source.root, false, out.path("three"), place);
+    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
+    expect(third.before).toEqual(first.before);
+    writeFileSync(join(third.workspace, "src/a.txt"), "A\n");
+    const changes = await collectChanges(
+      out.path("three"),
+      { ...place, workspace: third.workspace },
+      third.before,
+      (text) => text,
+    );
+    expect(changes.changedFiles.map((file) => file.path)).toEqual(["src/a.txt"]);
+  });
+
+  it("keeps nothing to reuse from a workspace changed just before its copy", async () => {
+    await using source = await tmpWorkspace({ files: { "a.txt": "a\n" } });
+    await using out = await tmpWorkspace();
+    const place = lanePlace(out.root);
+    await prepare(source.root, false, out.path("one"), place);
+    await prepare(source.root, false, out.path("two"), place);
+    // The second copy was snapshotted by git too (its index is there).
+    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
   });
 });

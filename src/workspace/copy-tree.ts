@@ -52,26 +52,37 @@ const MAX_BACKGROUND_COPIES = 4;
 export async function copyTree(
   source: string,
   target: string,
-  options: { isEveryFileOnThreadPool?: boolean } = {},
+  options: { isEveryFileOnThreadPool?: boolean; onEntry?: OnEntry } = {},
 ): Promise<void> {
   const background = new Set<Promise<void>>();
-  const minBackgroundBytes =
-    options.isEveryFileOnThreadPool === true ? 0 : MIN_BACKGROUND_COPY_BYTES;
+  const walk: Walk = {
+    background,
+    minBackgroundBytes: options.isEveryFileOnThreadPool === true ? 0 : MIN_BACKGROUND_COPY_BYTES,
+    onEntry: options.onEntry ?? (() => {}),
+    sourceLength: source.length + 1,
+  };
   try {
-    await copyFolders(source, target, background, minBackgroundBytes);
+    await copyFolders(source, target, walk);
   } finally {
     // Nothing keeps writing into the copy after this returns or throws.
     await Promise.allSettled(background);
   }
 }
 
+/** Told of each file and symlink copied: its path in the source folder and its lstat. */
+export type OnEntry = (relativePath: string, info: Stats, linkTarget?: string) => void;
+
+/** One copy's settings and its thread-pool copies in flight. */
+type Walk = {
+  background: Set<Promise<void>>;
+  minBackgroundBytes: number;
+  onEntry: OnEntry;
+  /** Characters to cut from a source path to make it relative. */
+  sourceLength: number;
+};
+
 /** Walks the folders depth first; each folder's mode is set once everything in it exists. */
-async function copyFolders(
-  source: string,
-  target: string,
-  background: Set<Promise<void>>,
-  minBackgroundBytes: number,
-): Promise<void> {
+async function copyFolders(source: string, target: string, walk: Walk): Promise<void> {
   const pending = [{ from: source, to: target }];
   const created: { to: string; mode: number }[] = [];
   let sliceStartMs = performance.now();
@@ -86,7 +97,7 @@ async function copyFolders(
       else {
         // Only a thread-pool copy, when the pool is full, is waited for: awaiting each small
         // file would let other promise callbacks run between files.
-        const waiting = copyEntry(entry, paths, background, minBackgroundBytes);
+        const waiting = copyEntry(entry, paths, walk);
         if (waiting !== undefined) await waiting;
       }
       if (performance.now() - sliceStartMs >= MAX_SLICE_MS) {
@@ -95,26 +106,30 @@ async function copyFolders(
       }
     }
   }
-  await Promise.all(background);
+  await Promise.all(walk.background);
   for (const { to, mode } of created.reverse()) chmodSync(to, mode);
 }
 
 /**
  * Copies one file or symlink; a file of `minBackgroundBytes` or more is handed to the thread pool.
  * Returns a promise only when the thread pool is full and the file must wait for a place.
+ * `walk.onEntry` hears of it first.
  */
 function copyEntry(
   entry: Dirent,
   { from, to }: { from: string; to: string },
-  background: Set<Promise<void>>,
-  minBackgroundBytes: number,
+  walk: Walk,
 ): Promise<void> | undefined {
+  const { background, minBackgroundBytes } = walk;
   if (entry.isSymbolicLink()) {
-    symlinkSync(readlinkSync(from), to);
+    const linkTarget = readlinkSync(from);
+    symlinkSync(linkTarget, to);
+    walk.onEntry(from.slice(walk.sourceLength), lstatSync(from), linkTarget);
     return undefined;
   }
   if (!entry.isFile()) throw new Error(`cannot copy ${from}: it is ${describeKind(entry)}`);
   const info = lstatSync(from);
+  walk.onEntry(from.slice(walk.sourceLength), info);
   if (info.size < minBackgroundBytes) {
     copyFileSync(from, to, COPY_MODE);
     utimesSync(to, ...timesOf(info));

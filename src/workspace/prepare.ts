@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isSameOrInside, resolveRealPath } from "../real-path.js";
-import { copyTree } from "./copy-tree.js";
+import { copyTree, type OnEntry } from "./copy-tree.js";
 
 /** Where the agent should work, and how to get there. */
 export type PrepareOptions = {
@@ -14,6 +14,8 @@ export type PrepareOptions = {
   inPlace: boolean;
   /** Copy every file on the thread pool (other tasks share the event loop): see `copyTree`. */
   isEveryFileOnThreadPool?: boolean;
+  /** Told of each file and symlink the copy reads (not called in place): see `copyTree`. */
+  onEntry?: OnEntry;
 };
 
 /** The folder the agent works in: a real path (no symlinks), safe to compare and to show. */
@@ -52,6 +54,7 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
   mkdirSync(dirname(target), { recursive: true });
   await copyTree(source, target, {
     isEveryFileOnThreadPool: options.isEveryFileOnThreadPool === true,
+    ...(options.onEntry === undefined ? {} : { onEntry: options.onEntry }),
   }).catch((error: unknown) => {
     throw new Error(
       `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
