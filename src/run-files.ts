@@ -66,8 +66,8 @@ export async function prepare(
 ): Promise<{ workspace: string; before: Snapshot }> {
   await sleep(FIRST_REQUEST_HEAD_START_MS);
   if (place.isLane === true) await resetLaneGitDir(place.gitDir, realPathOr(source));
-  // A lane's copy is fingerprinted as it is made: the lane's last snapshot of the same workspace
-  // may then serve as this one's (see `reusedLaneSnapshot`), saving its git calls.
+  // A lane's copy is fingerprinted as it is made: the lane's snapshot of an earlier copy of the
+  // same workspace may then serve as this one's (see `reusedLaneSnapshot`), saving two git calls.
   const fingerprint = place.isLane === true && !isInPlace ? createFingerprintBuilder() : undefined;
   const { path } = await prepareWorkspace({
     source,
@@ -87,7 +87,7 @@ export async function prepare(
     ...place,
     ...(options.onReady === undefined ? {} : { onStaged: options.onReady }),
   });
-  if (copied !== undefined) keepLaneSnapshot(place.gitDir, copied, before);
+  if (copied !== undefined) await keepLaneSnapshot(place.gitDir, copied, before);
   return { workspace: path, before };
 }
 

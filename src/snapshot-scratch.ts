@@ -1,8 +1,17 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { messageOf } from "./errors.js";
+import { runGit } from "./workspace/run-git.js";
 import type { Snapshot } from "./workspace/snapshot.js";
 import { isSettled, type SourceFingerprint } from "./workspace/source-fingerprint.js";
 
@@ -19,9 +28,12 @@ const SOURCE_FILE = "agent-run-source";
 /** The file in a lane's git dir with the starting snapshot a copy of that workspace had. */
 const BEFORE_FILE = "agent-run-before.json";
 
+/** That snapshot's tree as an index (without file stats), for the next task to start from. */
+const BEFORE_INDEX_FILE = "agent-run-before.index";
+
 /**
- * The largest copy whose starting snapshot is reused. A task whose snapshot is reused starts the
- * next one from an empty index, which reads every file again; a bigger tree keeps its index.
+ * The largest copy whose starting snapshot is reused: the closing snapshot of a task that reused
+ * one reads every file (its index has no file stats); a bigger tree pays the git calls instead.
  */
 const MAX_REUSED_FILES = 2000;
 const MAX_REUSED_BYTES = 8 * 1024 * 1024;
@@ -85,7 +97,8 @@ export async function resetLaneGitDir(gitDir: string, source: string): Promise<v
       entry === "index" ||
       entry === "index.lock" ||
       entry.startsWith("sharedindex") ||
-      (!isSameSource && (entry === "objects" || entry === BEFORE_FILE)),
+      (!isSameSource &&
+        (entry === "objects" || entry === BEFORE_FILE || entry === BEFORE_INDEX_FILE)),
   );
   await Promise.all(
     stale.map((entry) => rm(join(gitDir, entry), { recursive: true, force: true })),
@@ -99,8 +112,8 @@ export async function resetLaneGitDir(gitDir: string, source: string): Promise<v
 /**
  * The starting snapshot a lane already took of a copy of the same workspace, when this copy's
  * `fingerprint` shows the workspace unchanged since: the agent of the lane's last task worked on
- * a copy, never on it. The lane's index was reset, so the task's closing snapshot reads its files
- * afresh. Undefined when there is none to reuse.
+ * a copy, never on it. The lane's index becomes that snapshot's tree again (without file stats:
+ * the task's closing snapshot reads every file once). Undefined when there is none to reuse.
  */
 export function reusedLaneSnapshot(
   gitDir: string,
@@ -116,22 +129,36 @@ export function reusedLaneSnapshot(
   }
   if (typeof saved !== "object" || saved === null || !("fingerprint" in saved)) return undefined;
   if (saved.fingerprint !== fingerprint.hash || !("tree" in saved)) return undefined;
-  return typeof saved.tree === "string" ? { tree: saved.tree } : undefined;
+  if (typeof saved.tree !== "string") return undefined;
+  try {
+    copyFileSync(join(gitDir, BEFORE_INDEX_FILE), join(gitDir, "index"));
+  } catch {
+    return undefined;
+  }
+  return { tree: saved.tree };
 }
 
 /**
  * Keeps a copy's starting snapshot in the lane for the next task on the same workspace, when the
  * copy is small enough (see `MAX_REUSED_FILES`) and its fingerprint proves a later equal one.
  */
-export function keepLaneSnapshot(
+export async function keepLaneSnapshot(
   gitDir: string,
   fingerprint: SourceFingerprint,
   snapshot: Snapshot,
-): void {
+): Promise<void> {
   const isSmall = fingerprint.files <= MAX_REUSED_FILES && fingerprint.bytes <= MAX_REUSED_BYTES;
   if (!isSmall || !isSettled(fingerprint)) return;
-  const saved: LaneBefore = { fingerprint: fingerprint.hash, tree: snapshot.tree };
-  writeFileSync(join(gitDir, BEFORE_FILE), JSON.stringify(saved));
+  try {
+    // The index first: the snapshot file is what makes the pair count.
+    await runGit({ gitDir }, ["read-tree", `--index-output=${BEFORE_INDEX_FILE}`, snapshot.tree], {
+      config: ["core.splitIndex=false"],
+    });
+    const saved: LaneBefore = { fingerprint: fingerprint.hash, tree: snapshot.tree };
+    writeFileSync(join(gitDir, BEFORE_FILE), JSON.stringify(saved));
+  } catch {
+    // Only a saving lost: the next task takes its own snapshot.
+  }
 }
 
 function readOr(file: string): string | undefined {

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { collectChanges, prepare } from "../src/run-files.js";
 import { snapshotWorkspace } from "../src/workspace/snapshot.js";
 import { tmpWorkspace } from "./helpers/tmp-workspace.js";
+import { loggingGit } from "./workspace/fake-git.js";
 
 describe("collectChanges", () => {
   it.each([
@@ -50,9 +51,10 @@ describe("prepare in a batch lane", () => {
   it("reuses the lane's starting snapshot of an unchanged workspace, and still sees every change", async () => {
     await using source = await settledWorkspace();
     await using out = await tmpWorkspace();
+    await using git = await loggingGit();
     const place = lanePlace(out.root);
     const first = await prepare(source.root, false, out.path("one"), place);
-    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
+    expect(await git.calls()).toEqual(["add", "write-tree", "read-tree"]);
 
     let isReady = false;
     const second = await prepare(source.root, false, out.path("two"), place, {
@@ -60,8 +62,8 @@ describe("prepare in a batch lane", () => {
         isReady = true;
       },
     });
-    // No git ran for it: the lane's index stays reset, and the tree is the first copy's.
-    expect(existsSync(join(place.gitDir, "index"))).toBe(false);
+    // No git ran for it, and the tree is the first copy's.
+    expect(await git.calls()).toHaveLength(3);
     expect(second.before).toEqual(first.before);
     expect(isReady).toBe(true);
 
@@ -80,6 +82,17 @@ describe("prepare in a batch lane", () => {
       ["old.txt", "deleted"],
       ["src/a.txt", "modified"],
     ]);
+    // The third copy, left as it was: the closing snapshot finds nothing, without a tree to write.
+    const third = await prepare(source.root, false, out.path("three"), place);
+    const callsBefore = (await git.calls()).length;
+    const unchanged = await collectChanges(
+      out.path("three"),
+      { ...place, workspace: third.workspace },
+      third.before,
+      (text) => text,
+    );
+    expect(unchanged.changedFiles).toEqual([]);
+    expect((await git.calls()).slice(callsBefore).sort()).toEqual(["add", "ls-files"]);
   });
 
   it("snapshots the copy afresh once the workspace changed, even to the same size", async () => {
@@ -89,8 +102,10 @@ describe("prepare in a batch lane", () => {
     const first = await prepare(source.root, false, out.path("one"), place);
     writeFileSync(source.path("src/b.txt"), "B\n");
 
+    await using git = await loggingGit();
     const second = await prepare(source.root, false, out.path("two"), place);
-    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
+    // Its own snapshot; and none kept: the workspace had just changed.
+    expect(await git.calls()).toEqual(["add", "write-tree"]);
     expect(second.before.tree).not.toBe(first.before.tree);
     const changes = await collectChanges(
       out.path("two"),
@@ -108,8 +123,9 @@ describe("prepare in a batch lane", () => {
     const place = lanePlace(out.root);
     const first = await prepare(source.root, false, out.path("one"), place);
     await prepare(other.root, false, out.path("two"), place);
+    await using git = await loggingGit();
     const third = await prepare(source.root, false, out.path("three"), place);
-    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
+    expect((await git.calls()).slice(0, 2)).toEqual(["add", "write-tree"]);
     expect(third.before).toEqual(first.before);
     writeFileSync(join(third.workspace, "src/a.txt"), "A\n");
     const changes = await collectChanges(
@@ -125,9 +141,9 @@ describe("prepare in a batch lane", () => {
     await using source = await tmpWorkspace({ files: { "a.txt": "a\n" } });
     await using out = await tmpWorkspace();
     const place = lanePlace(out.root);
+    await using git = await loggingGit();
     await prepare(source.root, false, out.path("one"), place);
     await prepare(source.root, false, out.path("two"), place);
-    // The second copy was snapshotted by git too (its index is there).
-    expect(existsSync(join(place.gitDir, "index"))).toBe(true);
+    expect(await git.calls()).toEqual(["add", "write-tree", "add", "write-tree"]);
   });
 });
