@@ -39,7 +39,8 @@ export function defaultCommand(step) {
 }
 
 /**
- * Starts the server. Options: `script` (see Script), `latencyMs` (wait before the reply starts),
+ * Starts the server. Options: `script` (see Script), `latencyMs` (from a request's arrival to
+ * its reply's start, the mock's own work included),
  * `chunkDelayMs` (pause between SSE events; 0 writes the reply in one go).
  */
 export async function startMockServer(options = {}) {
@@ -88,7 +89,10 @@ export async function startMockServer(options = {}) {
       const payload = body.stream === true ? toSse(message) : JSON.stringify(message);
       const contentType = body.stream === true ? "text/event-stream" : "application/json";
       const send = async () => {
-        if (latencyMs > 0) await sleep(latencyMs);
+        // The model's latency counts from the request's arrival: the mock's own work (reading
+        // and parsing the body, the cache simulation) is part of it, not added to it.
+        const waitMs = latencyMs - (performance.now() - arrivedAt);
+        if (waitMs > 0) await sleep(waitMs);
         res.writeHead(200, {
           "content-type": contentType,
           "request-id": `req_bench_${requests.length}`,
