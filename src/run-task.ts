@@ -79,6 +79,12 @@ export type RunTaskOptions = {
    * workspace's files are then copied on the thread pool, so a slow disk holds none of them up.
    */
   isSharingEventLoop?: boolean;
+  /**
+   * Called once the task stops using its place in a batch's concurrency: when its agent has
+   * stopped (no more model calls or commands), or, with checks, when they are done. What is left
+   * (the closing snapshot, the patch, the summary) only writes this task's own files.
+   */
+  onSlotFree?: () => void;
 };
 
 /**
@@ -279,6 +285,7 @@ async function runAndCollect(
     problems.push(`internal error: ${messageOf(error)}`);
     return undefined;
   });
+  if (options.task.checks.length === 0) options.onSlotFree?.();
   await plan.initWritten;
   for (const event of pending.splice(0)) write(event);
   const prepared = await plan.preparing;
@@ -301,6 +308,7 @@ async function runAndCollect(
     signal: options.checkSignal ?? options.signal,
   });
   for (const check of checks) options.onCheck?.(check);
+  if (options.task.checks.length > 0) options.onSlotFree?.();
   return { result, changes, checks };
 }
 

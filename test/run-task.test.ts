@@ -24,7 +24,7 @@ async function runOneTask(
   root: string,
   model: ModelClient,
   batch: AbortSignal,
-  more: { taskFile?: string; snapshotGitDir?: string } = {},
+  more: { taskFile?: string; snapshotGitDir?: string; onSlotFree?: () => void } = {},
 ) {
   const [task] = await loadTasks([`${root}/${more.taskFile ?? "task.yaml"}`]);
   if (task === undefined) throw new Error("no task loaded");
@@ -39,6 +39,7 @@ async function runOneTask(
     baseEnv: { PATH: process.env.PATH ?? "" },
     signal: batch,
     ...(more.snapshotGitDir === undefined ? {} : { snapshotGitDir: more.snapshotGitDir }),
+    ...(more.onSlotFree === undefined ? {} : { onSlotFree: more.onSlotFree }),
   });
 }
 
@@ -93,6 +94,45 @@ describe("runTask: what a finished task leaves to the batch", () => {
     expect(batch.signal.aborted).toBe(false); // the batch goes on
     expect(conversation).toBeDefined();
     expect(conversation?.deref()).toBeUndefined();
+  });
+});
+
+describe("runTask: when it frees its place in the batch (onSlotFree)", () => {
+  test("without checks, once its agent stopped, before its changes are written", async () => {
+    await using ws = await tmpWorkspace({
+      files: { ...FILES, "task.yaml": FILES["task.yaml"].replace(/\nchecks:.*$/s, "") },
+    });
+    const model = scriptedModel();
+    let replies = 0;
+    const counting: ModelClient = {
+      complete: async (request, options) => {
+        const answer = await model.complete(request, options);
+        replies += 1;
+        return answer;
+      },
+    };
+    const seen: string[] = [];
+    const summary = await runOneTask(ws.root, counting, new AbortController().signal, {
+      onSlotFree: () => {
+        seen.push(`free after ${replies} replies`);
+        seen.push(`patch ${existsSync(`${ws.root}/out/t/changes.patch`)}`);
+      },
+    });
+    expect(summary.status).toBe("completed");
+    expect(seen).toEqual(["free after 2 replies", "patch false"]);
+  });
+
+  test("with checks, once they are done", async () => {
+    await using ws = await tmpWorkspace({ files: FILES });
+    let checksWhenFreed: number | undefined;
+    const summary = await runOneTask(ws.root, scriptedModel(), new AbortController().signal, {
+      onSlotFree: () => {
+        checksWhenFreed = existsSync(`${ws.root}/out/t/changes.patch`) ? 1 : 0;
+      },
+    });
+    expect(summary.checks).toHaveLength(1);
+    // The changes were written before the checks ran, and the checks before the place was freed.
+    expect(checksWhenFreed).toBe(1);
   });
 });
 

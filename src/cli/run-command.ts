@@ -25,6 +25,7 @@ import { liveModels, loadPrices, scriptedModels } from "./models.js";
 import { nonEmpty, type RunOptions } from "./options.js";
 import { prepareOutDir } from "./out-dir.js";
 import { selectShard } from "./shard.js";
+import { mapWithConcurrency } from "./task-pool.js";
 
 /** A batch's outcome: one summary per task, in task-file order. */
 export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
@@ -60,14 +61,20 @@ export async function runCommand(
   // One snapshot git dir per concurrent task, kept while the batch runs (see `snapshotGitDir`).
   const scratch = makeSnapshotScratch(batch.outDir);
   const staleRemoved = removeStaleSnapshotScratch(batch.outDir);
-  const summaries = await mapWithConcurrency(batch.tasks, options.concurrency, (task, lane) =>
+  // Side by side, a task's place goes to the next one as soon as its agent stops (see
+  // `onSlotFree`) while it writes its changes: each lane alternates between two snapshot git
+  // dirs. Not in place, where the next task would change the workspace that one still reads, nor
+  // one at a time, whose log streams each task whole.
+  const pool = { limit: options.concurrency, isOverlapping: isConcurrent && !options.isInPlace };
+  const summaries = await mapWithConcurrency(batch.tasks, pool, (task, slot) =>
     runOne(task, batch, {
       options,
       log,
       budget,
       signal,
-      snapshotGitDir: join(scratch, `lane-${lane}`),
+      snapshotGitDir: join(scratch, `lane-${slot.lane}${slot.turn % 2 === 0 ? "" : "b"}`),
       isSharingEventLoop: isConcurrent,
+      onSlotFree: slot.free,
     }),
   ).finally(async () => {
     const warning = removeSnapshotScratch(scratch);
@@ -129,6 +136,7 @@ async function runOne(
     signal: AbortSignal;
     snapshotGitDir: string;
     isSharingEventLoop: boolean;
+    onSlotFree: () => void;
   },
 ): Promise<TaskSummary> {
   const { options, log, budget, signal } = context;
@@ -164,6 +172,7 @@ async function runOne(
     sandbox: options.sandbox,
     snapshotGitDir: context.snapshotGitDir,
     isSharingEventLoop: context.isSharingEventLoop,
+    onSlotFree: context.onSlotFree,
     ...(skipReason === undefined ? {} : { skipReason }),
     onEvent: (event) => {
       if (event.type === "model_reply") {
@@ -271,36 +280,4 @@ function failed(task: Task, model: string, outDir: string, error: string): TaskS
 function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel === "" ? "." : rel.startsWith("..") ? path : rel;
-}
-
-/**
- * Runs `work` over `items` with at most `limit` at once, keeping the input order in the result.
- * `lane` (0 to limit - 1) tells which of the concurrent workers runs the item.
- */
-async function mapWithConcurrency<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, lane: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  // After a failure no new item starts, but the running ones finish (and clean up their
-  // commands) before it is thrown: the process exits right after.
-  let failure: { error: unknown } | undefined;
-  const worker = async (lane: number) => {
-    for (let index = next++; index < items.length && failure === undefined; index = next++) {
-      const item = items[index];
-      if (item === undefined) continue;
-      try {
-        results[index] = await work(item, lane);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, (_, lane) => worker(lane)),
-  );
-  if (failure !== undefined) throw failure.error;
-  return results;
 }
