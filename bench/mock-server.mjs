@@ -39,7 +39,7 @@ export function defaultCommand(step) {
 }
 
 /**
- * Starts the server. Options: `script` (see Script), `latencyMs` (from a request's arrival to
+ * Starts the server. Options: `script` (see Script), `latencyMs` (from a request's last byte to
  * its reply's start, the mock's own work included),
  * `chunkDelayMs` (pause between SSE events; 0 writes the reply in one go).
  */
@@ -65,6 +65,7 @@ export async function startMockServer(options = {}) {
       bytes += chunk.length;
     });
     req.on("end", () => {
+      const receivedAt = performance.now();
       if (req.method !== "POST" || !req.url?.startsWith("/v1/messages")) {
         sendJson(res, 404, {
           type: "error",
@@ -89,9 +90,9 @@ export async function startMockServer(options = {}) {
       const payload = body.stream === true ? toSse(message) : JSON.stringify(message);
       const contentType = body.stream === true ? "text/event-stream" : "application/json";
       const send = async () => {
-        // The model's latency counts from the request's arrival: the mock's own work (reading
-        // and parsing the body, the cache simulation) is part of it, not added to it.
-        const waitMs = latencyMs - (performance.now() - arrivedAt);
+        // The model's latency counts from the request's last byte: the mock's own work (parsing
+        // the body, the cache simulation) is part of it, not added to it.
+        const waitMs = latencyMs - (performance.now() - receivedAt);
         if (waitMs > 0) await sleep(waitMs);
         res.writeHead(200, {
           "content-type": contentType,

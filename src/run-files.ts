@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { realPathOr } from "./real-path.js";
 import type { Redactor } from "./redact.js";
-import { keepLaneSnapshot, resetLaneGitDir, reusedLaneSnapshot } from "./snapshot-scratch.js";
+import {
+  keepLaneSnapshot,
+  MAX_REUSED_FILES,
+  resetLaneGitDir,
+  reusedLaneSnapshot,
+} from "./snapshot-scratch.js";
 import { diffSnapshots, type WorkspaceChanges } from "./workspace/changes.js";
 import { prepareWorkspace } from "./workspace/prepare.js";
 import { type Snapshot, snapshotWorkspace } from "./workspace/snapshot.js";
@@ -68,7 +73,8 @@ export async function prepare(
   if (place.isLane === true) await resetLaneGitDir(place.gitDir, realPathOr(source));
   // A lane's copy is fingerprinted as it is made: the lane's snapshot of an earlier copy of the
   // same workspace may then serve as this one's (see `reusedLaneSnapshot`), saving two git calls.
-  const fingerprint = place.isLane === true && !isInPlace ? createFingerprintBuilder() : undefined;
+  const fingerprint =
+    place.isLane === true && !isInPlace ? createFingerprintBuilder(MAX_REUSED_FILES) : undefined;
   const { path } = await prepareWorkspace({
     source,
     runDir,
@@ -77,7 +83,8 @@ export async function prepare(
     ...(fingerprint === undefined ? {} : { onEntry: fingerprint.add }),
   });
   const copied = fingerprint?.finish();
-  const reused = copied === undefined ? undefined : reusedLaneSnapshot(place.gitDir, copied);
+  const reused =
+    copied === undefined ? undefined : reusedLaneSnapshot(place.gitDir, copied, realPathOr(source));
   if (reused !== undefined) {
     options.onReady?.();
     return { workspace: path, before: reused };

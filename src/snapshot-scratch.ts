@@ -13,7 +13,11 @@ import { join } from "node:path";
 import { messageOf } from "./errors.js";
 import { runGit } from "./workspace/run-git.js";
 import type { Snapshot } from "./workspace/snapshot.js";
-import { isSettled, type SourceFingerprint } from "./workspace/source-fingerprint.js";
+import {
+  isSettled,
+  isUnchangedSince,
+  type SourceFingerprint,
+} from "./workspace/source-fingerprint.js";
 
 // A batch keeps one snapshot git dir per task running at once (a "lane"), in a folder of the
 // output folder, instead of making and deleting one per task: ~30 files made and 25 deleted per
@@ -35,7 +39,7 @@ const BEFORE_INDEX_FILE = "agent-run-before.index";
  * The largest copy whose starting snapshot is reused: the closing snapshot of a task that reused
  * one reads every file (its index has no file stats); a bigger tree pays the git calls instead.
  */
-const MAX_REUSED_FILES = 2000;
+export const MAX_REUSED_FILES = 2000;
 const MAX_REUSED_BYTES = 8 * 1024 * 1024;
 
 /** A starting snapshot and the fingerprint of the copy it was taken of (see `source-fingerprint.ts`). */
@@ -111,13 +115,14 @@ export async function resetLaneGitDir(gitDir: string, source: string): Promise<v
 
 /**
  * The starting snapshot a lane already took of a copy of the same workspace, when this copy's
- * `fingerprint` shows the workspace unchanged since: the agent of the lane's last task worked on
- * a copy, never on it. The lane's index becomes that snapshot's tree again (without file stats:
+ * `fingerprint` shows the workspace unchanged since, and the workspace (`source`, its real path)
+ * did not change while it was copied: the lane's earlier tasks worked on copies, never on it. The lane's index becomes that snapshot's tree again (without file stats:
  * the task's closing snapshot reads every file once). Undefined when there is none to reuse.
  */
 export function reusedLaneSnapshot(
   gitDir: string,
   fingerprint: SourceFingerprint,
+  source: string,
 ): Snapshot | undefined {
   const text = readOr(join(gitDir, BEFORE_FILE));
   if (text === undefined) return undefined;
@@ -125,11 +130,11 @@ export function reusedLaneSnapshot(
   try {
     saved = JSON.parse(text);
   } catch {
-    return undefined; // half written by a killed batch
+    return undefined;
   }
   if (typeof saved !== "object" || saved === null || !("fingerprint" in saved)) return undefined;
   if (saved.fingerprint !== fingerprint.hash || !("tree" in saved)) return undefined;
-  if (typeof saved.tree !== "string") return undefined;
+  if (typeof saved.tree !== "string" || !isUnchangedSince(fingerprint, source)) return undefined;
   try {
     copyFileSync(join(gitDir, BEFORE_INDEX_FILE), join(gitDir, "index"));
   } catch {
@@ -150,7 +155,8 @@ export async function keepLaneSnapshot(
   const isSmall = fingerprint.files <= MAX_REUSED_FILES && fingerprint.bytes <= MAX_REUSED_BYTES;
   if (!isSmall || !isSettled(fingerprint)) return;
   try {
-    // The index first: the snapshot file is what makes the pair count.
+    // The snapshot file makes the pair count: it goes first and comes back last.
+    rmSync(join(gitDir, BEFORE_FILE), { force: true });
     await runGit({ gitDir }, ["read-tree", `--index-output=${BEFORE_INDEX_FILE}`, snapshot.tree], {
       config: ["core.splitIndex=false"],
     });

@@ -72,7 +72,10 @@ export async function runCommand(
       log,
       budget,
       signal,
-      snapshotGitDir: join(scratch, `lane-${slot.lane}${slot.turn % 2 === 0 ? "" : "b"}`),
+      snapshotGitDir: join(
+        scratch,
+        `lane-${slot.lane}${pool.isOverlapping && slot.turn % 2 === 1 ? "b" : ""}`,
+      ),
       isSharingEventLoop: isConcurrent,
       onSlotFree: slot.free,
     }),

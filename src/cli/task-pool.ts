@@ -26,15 +26,18 @@ export async function mapWithConcurrency<T, R>(
   const worker = async (lane: number) => {
     // The lane's last two items, by turn parity: an item waits for the one two turns before it.
     const finishing: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
-    for (let index = next++, turn = 0; index < items.length; index = next++, turn += 1) {
+    for (let turn = 0; ; turn += 1) {
       await finishing[turn % 2];
+      const index = next++;
       const item = items[index];
-      if (item === undefined || failure !== undefined) break;
+      if (index >= items.length || item === undefined || failure !== undefined) break;
       let free = () => {};
       const freed = new Promise<void>((resolve) => {
         free = resolve;
       });
-      const done = work(item, { lane, turn, free: pool.isOverlapping ? free : () => {} })
+      const slot = { lane, turn, free: pool.isOverlapping ? free : () => {} };
+      const done = Promise.resolve()
+        .then(() => work(item, slot))
         .then(
           (result) => {
             results[index] = result;

@@ -100,4 +100,42 @@ describe("mapWithConcurrency", () => {
     await expect(result).rejects.toThrow("boom");
     expect(started).toEqual(["t0", "t1"]);
   });
+
+  test("a failure after an item freed its place still stops the lane, once both are done", async () => {
+    const items = makeItems(3);
+    const started: string[] = [];
+    const result = mapWithConcurrency(
+      items,
+      { limit: 1, isOverlapping: true },
+      async (item, slot) => {
+        started.push(item.name);
+        if (item.name === "t0") {
+          slot.free();
+          await items[1]?.started;
+          throw new Error("closing failed");
+        }
+        item.markStarted();
+        return item.finished;
+      },
+    );
+    await items[1]?.started;
+    items[1]?.finish();
+    await expect(result).rejects.toThrow("closing failed");
+    expect(started).toEqual(["t0", "t1"]);
+  });
+
+  test("work that throws before its first await counts as a failure like any other", async () => {
+    const started: string[] = [];
+    const result = mapWithConcurrency(
+      ["a", "b", "c"],
+      { limit: 1, isOverlapping: false },
+      (item): Promise<string> => {
+        started.push(item);
+        if (item === "a") throw new Error("at once");
+        return Promise.resolve(item);
+      },
+    );
+    await expect(result).rejects.toThrow("at once");
+    expect(started).toEqual(["a"]);
+  });
 });

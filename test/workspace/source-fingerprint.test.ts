@@ -4,13 +4,19 @@ import { copyTree } from "../../src/workspace/copy-tree.js";
 import {
   createFingerprintBuilder,
   isSettled,
+  isUnchangedSince,
   type SourceFingerprint,
 } from "../../src/workspace/source-fingerprint.js";
 import { type TmpWorkspace, tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 /** Copies `source` into a fresh folder of `out`, fingerprinting it as a lane's copy does. */
-async function fingerprintByCopy(source: TmpWorkspace, out: TmpWorkspace, name: string) {
-  const builder = createFingerprintBuilder();
+async function fingerprintByCopy(
+  source: TmpWorkspace,
+  out: TmpWorkspace,
+  name: string,
+  maxKeptEntries = 100,
+) {
+  const builder = createFingerprintBuilder(maxKeptEntries);
   const entries: string[] = [];
   await copyTree(source.root, out.path(name), {
     onEntry: (path, info, linkTarget) => {
@@ -66,5 +72,18 @@ describe("a source fingerprint, taken by copyTree's walk", () => {
       walkedAtMs: fingerprint.newestChangeMs + 1001,
     };
     expect(isSettled(later)).toBe(true);
+  });
+
+  it("tells whether the walked entries kept their stats since (a write during the copy)", async () => {
+    await using source = await tmpWorkspace({ files: { "a.txt": "a\n", "b.txt": "b\n" } });
+    await using out = await tmpWorkspace();
+    const { fingerprint } = await fingerprintByCopy(source, out, "copy");
+    expect(isUnchangedSince(fingerprint, source.root)).toBe(true);
+    writeFileSync(source.path("b.txt"), "B\n");
+    expect(isUnchangedSince(fingerprint, source.root)).toBe(false);
+    // A walk of more entries than it keeps can never be confirmed.
+    const big = await fingerprintByCopy(source, out, "again", 1);
+    expect(big.fingerprint.entries).toBeUndefined();
+    expect(isUnchangedSince(big.fingerprint, source.root)).toBe(false);
   });
 });
