@@ -70,7 +70,8 @@ export async function prepare(
   options: { onReady?: () => void; isEveryFileOnThreadPool?: boolean } = {},
 ): Promise<{ workspace: string; before: Snapshot }> {
   await sleep(FIRST_REQUEST_HEAD_START_MS);
-  if (place.isLane === true) await resetLaneGitDir(place.gitDir, realPathOr(source));
+  const realSource = realPathOr(source);
+  if (place.isLane === true) await resetLaneGitDir(place.gitDir, realSource);
   // A lane's copy is fingerprinted as it is made: the lane's snapshot of an earlier copy of the
   // same workspace may then serve as this one's (see `reusedLaneSnapshot`), saving two git calls.
   const fingerprint =
@@ -84,7 +85,7 @@ export async function prepare(
   });
   const copied = fingerprint?.finish();
   const reused =
-    copied === undefined ? undefined : reusedLaneSnapshot(place.gitDir, copied, realPathOr(source));
+    copied === undefined ? undefined : reusedLaneSnapshot(place.gitDir, copied, realSource);
   if (reused !== undefined) {
     options.onReady?.();
     return { workspace: path, before: reused };

@@ -116,8 +116,9 @@ export async function resetLaneGitDir(gitDir: string, source: string): Promise<v
 /**
  * The starting snapshot a lane already took of a copy of the same workspace, when this copy's
  * `fingerprint` shows the workspace unchanged since, and the workspace (`source`, its real path)
- * did not change while it was copied: the lane's earlier tasks worked on copies, never on it. The lane's index becomes that snapshot's tree again (without file stats:
- * the task's closing snapshot reads every file once). Undefined when there is none to reuse.
+ * did not change while it was copied: the lane's earlier tasks worked on copies, never on it.
+ * The lane's index becomes that snapshot's tree again (without file stats: the task's closing
+ * snapshot reads every file once). Undefined when there is none to reuse.
  */
 export function reusedLaneSnapshot(
   gitDir: string,

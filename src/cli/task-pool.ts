@@ -2,7 +2,10 @@
 export type Slot = {
   /** Which of the concurrent workers runs it: 0 to limit - 1. */
   lane: number;
-  /** How many items the lane started before it. */
+  /**
+   * How many items the lane started before it. Two items of a lane whose turns have the same
+   * parity never run at once, so they may share what is the lane's (a snapshot git dir).
+   */
   turn: number;
   /** Lets the lane start its next item before this one has finished (see `isOverlapping`). */
   free: () => void;

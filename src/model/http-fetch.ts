@@ -205,7 +205,9 @@ function toBodyStream(
         if ((controller.desiredSize ?? 0) <= 0) source.pause();
       });
       source.on("end", () => settle(() => controller.close()));
+      // After "end", "close" finds the body settled: nothing is cut short.
       const cutShort = (cause?: unknown) => {
+        if (isSettled) return;
         settle(() => controller.error(new TypeError("terminated", { cause })));
         drop();
       };

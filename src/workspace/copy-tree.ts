@@ -58,7 +58,7 @@ export async function copyTree(
   const walk: Walk = {
     background,
     minBackgroundBytes: options.isEveryFileOnThreadPool === true ? 0 : MIN_BACKGROUND_COPY_BYTES,
-    onEntry: options.onEntry ?? (() => {}),
+    onEntry: options.onEntry,
     sourceLength: source.length + 1,
   };
   try {
@@ -76,7 +76,7 @@ export type OnEntry = (relativePath: string, info: Stats, linkTarget?: string) =
 type Walk = {
   background: Set<Promise<void>>;
   minBackgroundBytes: number;
-  onEntry: OnEntry;
+  onEntry: OnEntry | undefined;
   /** Characters to cut from a source path to make it relative. */
   sourceLength: number;
 };
@@ -124,12 +124,12 @@ function copyEntry(
   if (entry.isSymbolicLink()) {
     const linkTarget = readlinkSync(from);
     symlinkSync(linkTarget, to);
-    walk.onEntry(from.slice(walk.sourceLength), lstatSync(from), linkTarget);
+    walk.onEntry?.(from.slice(walk.sourceLength), lstatSync(from), linkTarget);
     return undefined;
   }
   if (!entry.isFile()) throw new Error(`cannot copy ${from}: it is ${describeKind(entry)}`);
   const info = lstatSync(from);
-  walk.onEntry(from.slice(walk.sourceLength), info);
+  walk.onEntry?.(from.slice(walk.sourceLength), info);
   if (info.size < minBackgroundBytes) {
     copyFileSync(from, to, COPY_MODE);
     utimesSync(to, ...timesOf(info));
