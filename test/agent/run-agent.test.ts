@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { z } from "zod";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { CUT_OFF_NOTICE, runAgent } from "../../src/agent/run-agent.js";
@@ -29,18 +29,22 @@ const crashing = defineTool({
     throw new Error("disk on fire");
   },
 });
+/** Set once the "wait" tool is running, so that a test can abort during it. */
+let isWaiting = false;
 const waitForAbort = defineTool({
   name: "wait",
   description: "waits until aborted",
   input: z.object({}).strict(),
-  run: (_input, ctx) =>
-    new Promise((resolve) =>
+  run: (_input, ctx) => {
+    isWaiting = true;
+    return new Promise((resolve) =>
       ctx.signal.addEventListener(
         "abort",
         () => resolve({ content: "[cancelled]", isError: true }),
         { once: true },
       ),
-    ),
+    );
+  },
 });
 
 /** A replay model that also records every request it gets. */
@@ -209,8 +213,10 @@ describe("runAgent", () => {
   test("an abort with reason 'timeout' during a tool ends the run with status timeout", async () => {
     const controller = new AbortController();
     const model = recordingModel(reply().toolUse("wait", {}), reply().text("never"));
+    isWaiting = false;
     const { promise, events } = run(model, { signal: controller.signal });
-    setTimeout(() => controller.abort("timeout"), 20);
+    await vi.waitFor(() => expect(isWaiting).toBe(true));
+    controller.abort("timeout");
     const result = await promise;
 
     expect(result.status).toBe("timeout");
