@@ -1,4 +1,10 @@
-import type { ModelReply, RetryNotice, ToolResultBlock, Usage } from "../model/model-client.js";
+import type {
+  ModelErrorCategory,
+  ModelReply,
+  RetryNotice,
+  ToolResultBlock,
+  Usage,
+} from "../model/model-client.js";
 
 /** Why a run ended; every run ends with exactly one of these. */
 export type RunStatus =
@@ -50,7 +56,13 @@ export type AgentEvent =
     }
   | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number }
   /** A model call failed for good (after the client's retries); `status` is the HTTP status if any. */
-  | { type: "model_error"; step: number; status: number | null; message: string }
+  | {
+      type: "model_error";
+      step: number;
+      status: number | null;
+      category: ModelErrorCategory;
+      message: string;
+    }
   /** Older tool results were elided from the conversation sent to the model (the transcript keeps them). */
   | { type: "context_trimmed"; step: number; removedResults: number; maxTokens: number }
   /** A message the runner itself sent the model (e.g. "your reply was cut off; continue"). */

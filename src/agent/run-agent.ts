@@ -39,8 +39,6 @@ export type RunAgentOptions = {
   onEvent: (event: AgentEvent) => void;
   /** Prices usage, for `limits.maxCostUsd`. */
   costOf?: CostOf;
-  /** Settles when the workspace is ready; tools wait for it, model calls don't. A rejection ends the run with `error`. */
-  ready?: Promise<void>;
   /** Asked before each model call: a limit outside the task (a batch budget) that stops it. */
   gate?: () => LimitHit | undefined;
 };
@@ -117,8 +115,6 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
 
   const calls = reply.content.filter(isToolUse);
   if (calls.length === 0) return afterFinalReply(state, reply);
-  const notReady = await waitUntilReady(options.ready);
-  if (notReady !== undefined) return end(state, "error", notReady);
   const { results, loop } = await runToolCalls(
     state,
     step,
@@ -129,17 +125,6 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   if (options.signal.aborted) return endAborted(state);
   push(state, { role: "user", content: results });
   return undefined;
-}
-
-/** Waits for the workspace; the reason it never became ready, if so. */
-async function waitUntilReady(ready: Promise<void> | undefined): Promise<string | undefined> {
-  if (ready === undefined) return undefined;
-  try {
-    await ready;
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
 }
 
 /** Appends a message, keeping the conversation's size up to date. */
@@ -184,7 +169,8 @@ async function callModel(state: RunState, step: number): Promise<ModelReply | Ru
   } catch (error) {
     if (options.signal.aborted) return endAborted(state);
     if (error instanceof ModelError) {
-      options.onEvent({ type: "model_error", step, status: error.status, message: error.message });
+      const { status, category, message } = error;
+      options.onEvent({ type: "model_error", step, status, category, message });
       return end(state, "error", error.message);
     }
     throw error;

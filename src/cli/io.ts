@@ -1,21 +1,12 @@
 import type { Redactor } from "../redact.js";
+import type { ReportIo } from "../report/reporter.js";
 
 /**
  * The process around the CLI, injectable so tests can run `main` in-process. Relative paths are
- * resolved from `process.cwd()`.
+ * resolved from `process.cwd()`. `redact`: `main` sets it, and wraps the writers with it.
  */
-export type CliIo = {
-  env: Readonly<Record<string, string | undefined>>;
+export type CliIo = ReportIo & {
   writeOut: (line: string) => void;
-  writeErr: (line: string) => void;
-  /** Writes to stderr as is (no newline added); only on a terminal, for the live view. */
-  writeErrRaw?: ((text: string) => void) | undefined;
-  /** The terminal's width, for the live view. */
-  columns: number;
-  /** Hides secret values; `main` sets it, and wraps the writers above with it. */
-  redact?: Redactor;
-  /** Colours on stderr: a TTY, and neither `CI` nor `NO_COLOR` set. */
-  isColor: boolean;
 };
 
 /** The real process's streams and environment. */

@@ -1,11 +1,18 @@
-import yargs from "yargs";
+import yargs, { type Argv } from "yargs";
 import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
 import { createRedactor, secretValues } from "../redact.js";
 import { AGENT_RUN_VERSION } from "../version.js";
+import type { CommandSpec } from "./command-spec.js";
+import { listFlag } from "./flag-values.js";
 import { type CliIo, processIo, withRedaction } from "./io.js";
-import { parseRunOptions, RUN_FLAGS } from "./options.js";
-import { REPLAY_FLAGS, RESUME_FLAGS } from "./replay-flags.js";
-import { parseReportArgs, reportCommandModule } from "./report-flags.js";
+import {
+  parseReplayArgs,
+  parseResumeArgs,
+  REPLAY_COMMAND,
+  RESUME_COMMAND,
+} from "./replay-flags.js";
+import { parseReportArgs, REPORT_COMMAND } from "./report-flags.js";
+import { parseRunOptions, RUN_COMMAND, RUN_EXIT_CODES } from "./run-flags.js";
 
 /** Exit codes, in one place; README's table mirrors it. */
 export const EXIT = {
@@ -13,61 +20,75 @@ export const EXIT = {
   taskFailed: 1,
   usage: 2,
   internal: 3,
+  sighup: 129,
   sigint: 130,
   sigterm: 143,
 } as const;
+
+/** Every command, by the name `main` dispatches on. */
+const COMMANDS = {
+  run: RUN_COMMAND,
+  replay: REPLAY_COMMAND,
+  resume: RESUME_COMMAND,
+  report: REPORT_COMMAND,
+} as const satisfies Record<string, CommandSpec>;
+
+type CommandName = keyof typeof COMMANDS;
+
+type ParsedCommand = { command: CommandName; args: Record<string, unknown> };
 
 /** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
 export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
   return summaries.every((summary) => summary.passed) ? EXIT.ok : EXIT.taskFailed;
 }
 
-/** Runs the command yargs picked; `run` is the default. */
+/** Runs the command yargs picked; each command's code loads only when it runs. */
 async function runParsedCommand(
   parsed: ParsedCommand,
   io: CliIo,
   signal: AbortSignal,
 ): Promise<number> {
+  const { args } = parsed;
   switch (parsed.command) {
-    // Each command's code loads when it runs, so starting one costs nothing for the others.
     case "replay":
-      return (await import("./replay-command.js")).replayCommand(parsed.args, io, signal);
+      return (await import("./commands/replay.js")).replayCommand(
+        parseReplayArgs(args, io.env),
+        io,
+        signal,
+      );
     case "resume":
-      return (await import("./replay-command.js")).resumeCommand(parsed.args, io, signal);
+      return (await import("./commands/resume.js")).resumeCommand(
+        parseResumeArgs(args, io.env),
+        io,
+        signal,
+      );
     case "report":
-      return (await import("./report-command.js")).reportCommand(parseReportArgs(parsed.args), io);
+      return (await import("./commands/report.js")).reportCommand(parseReportArgs(args), io);
     case "run": {
-      const { runCommand } = await import("./run-command.js");
-      const batch = await runCommand(parseRunOptions(parsed.args, io.env), io, signal);
-      return exitCodeFor(batch.summaries);
+      const { runCommand } = await import("./commands/run.js");
+      return exitCodeFor((await runCommand(parseRunOptions(args, io.env), io, signal)).summaries);
     }
     default:
       return assertNever(parsed.command);
   }
 }
 
-/** A repeatable string flag's values (`--redact A --redact B,C`). */
-function listFlag(value: unknown): string[] {
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.flatMap((item) => String(item).split(","));
-}
-
 function assertNever(value: never): never {
   throw new Error(`unknown command ${String(value)}`);
 }
 
-type ParsedCommand = {
-  command: "run" | "replay" | "resume" | "report";
-  args: Record<string, unknown>;
-};
-
 export type MainOptions = {
   io?: CliIo;
-  /** Install SIGINT/SIGTERM handlers that cancel the batch (the real binary does; tests may not). */
+  /** Install SIGINT/SIGTERM/SIGHUP handlers that cancel the batch (the real binary does; tests may not). */
   handleSignals?: boolean;
   /** Cancels the batch as Ctrl-C would (for tests and embedding). */
   signal?: AbortSignal;
 };
+
+/** The exit code of each signal the binary handles: 128 + its number. */
+const SIGNAL_EXIT = { SIGHUP: EXIT.sighup, SIGINT: EXIT.sigint, SIGTERM: EXIT.sigterm } as const;
+
+type HandledSignal = keyof typeof SIGNAL_EXIT;
 
 /** argv → command → exit code. The only place that catches `AgentRunError`s. */
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
@@ -76,26 +97,27 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   let signalExit: number | undefined;
   if (options.signal?.aborted === true) controller.abort("cancelled");
   options.signal?.addEventListener("abort", () => controller.abort("cancelled"), { once: true });
-  const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
+  const onSignal = (name: HandledSignal) => () => {
     if (signalExit !== undefined) {
       io.writeErr(`agent-run: ${name} again; exiting now`);
-      process.exit(name === "SIGINT" ? EXIT.sigint : EXIT.sigterm);
+      process.exit(SIGNAL_EXIT[name]);
     }
-    signalExit = name === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+    signalExit = SIGNAL_EXIT[name];
     io.writeErr(`agent-run: ${name} received; cancelling every task (again to exit at once)`);
     controller.abort("cancelled");
   };
-  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") };
+  const handlers = Object.fromEntries(
+    Object.keys(SIGNAL_EXIT).map((name) => [name, onSignal(name as HandledSignal)]),
+  );
   if (options.handleSignals === true) {
-    process.on("SIGINT", handlers.SIGINT);
-    process.on("SIGTERM", handlers.SIGTERM);
+    for (const [name, handler] of Object.entries(handlers)) process.on(name, handler);
   }
   try {
     const parsed = await parseArgv(argv, io);
     if (parsed === undefined) return EXIT.ok;
     const secrets = secretValues(io.env, [
       ...listFlag(parsed.args.redact),
-      ...(io.env.AGENT_RUN_REDACT ?? "").split(","),
+      ...listFlag(io.env.AGENT_RUN_REDACT),
     ]);
     const code = await runParsedCommand(
       parsed,
@@ -104,70 +126,55 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     );
     return signalExit ?? code;
   } catch (error) {
-    if (error instanceof TaskFileError) {
-      const count = error.problems.length;
-      io.writeErr(
-        `agent-run: ${count} ${count === 1 ? "problem" : "problems"} in the task files; nothing was run`,
-      );
-      io.writeErr(error.message);
-      return error.exitCode;
-    }
-    if (error instanceof AgentRunError) {
-      io.writeErr(`agent-run: ${error.message}`);
-      return error.exitCode;
-    }
-    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    io.writeErr(`agent-run: internal error (please report it): ${detail}`);
-    return EXIT.internal;
+    return reportFailure(error, io);
   } finally {
     if (options.handleSignals === true) {
-      process.off("SIGINT", handlers.SIGINT);
-      process.off("SIGTERM", handlers.SIGTERM);
+      for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);
     }
   }
+}
+
+/** The message and exit code of anything that ended the command early. */
+function reportFailure(error: unknown, io: CliIo): number {
+  if (error instanceof TaskFileError) {
+    const count = error.problems.length;
+    io.writeErr(
+      `agent-run: ${count} ${count === 1 ? "problem" : "problems"} in the task files; nothing was run`,
+    );
+    io.writeErr(error.message);
+    return error.exitCode;
+  }
+  if (error instanceof AgentRunError) {
+    io.writeErr(`agent-run: ${error.message}`);
+    return error.exitCode;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.writeErr(`agent-run: internal error (please report it): ${detail}`);
+  return EXIT.internal;
 }
 
 /** Parses argv with yargs; undefined when it only printed help or the version. */
 async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedCommand | undefined> {
   let output = "";
-  let command: ParsedCommand["command"] = "run";
-  const parser = yargs([...argv])
+  let command: CommandName = "run";
+  let parser = yargs([...argv])
     .scriptName("agent-run")
     .usage(
       "$0 [run] <task files or globs...> [options]\n\nRun coding-agent tasks described in YAML files.",
-    )
-    .command(["run <tasks..>", "$0 <tasks..>"], "Run tasks (the default command)", (y) =>
-      y.options(RUN_FLAGS),
-    )
-    .command(
-      "replay <transcripts..>",
-      "Re-run recorded runs offline from their transcripts and report divergences; fork with --until-step K --continue",
-      (y) => y.options(REPLAY_FLAGS),
+    );
+  for (const [name, spec] of Object.entries(COMMANDS)) {
+    parser = parser.command(
+      [...[spec.command].flat()],
+      spec.describe,
+      (y) => describeCommand(y, spec),
       () => {
-        command = "replay";
+        command = name as CommandName;
       },
-    )
-    .command(
-      reportCommandModule(() => {
-        command = "report";
-      }),
-    )
-    .command(
-      "resume <runs..>",
-      "Continue runs (DIR/<task> folders) stopped by a limit, a cancellation or a kill",
-      (y) => y.options(RESUME_FLAGS),
-      () => {
-        command = "resume";
-      },
-    )
-    .example("$0 'tasks/*.yaml'", "run every task in tasks/ against the API")
-    .example(
-      "$0 --offline 'tasks/*.yaml'",
-      "play the tasks' scripted replies, no key or network needed",
-    )
-    .epilogue(
-      "Exit codes: 0 every task passed (completed and its checks passed), 1 a task did not, 2 bad usage or input, 3 internal error, 130/143 interrupted.\nDocs: README.md, docs/transcript.md, docs/ci.md",
-    )
+    );
+  }
+  for (const [example, meaning] of RUN_COMMAND.examples) parser = parser.example(example, meaning);
+  parser = parser
+    .epilogue(`${RUN_EXIT_CODES}\nDocs: README.md, docs/transcript.md, docs/ci.md`)
     .version(AGENT_RUN_VERSION)
     .help()
     .alias("h", "help")
@@ -187,4 +194,15 @@ async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedComm
     return undefined;
   }
   return { command, args: result };
+}
+
+/** One command's positionals, flags, examples and exit codes, for its `--help`. */
+function describeCommand(y: Argv, spec: CommandSpec): Argv {
+  let built = y;
+  for (const [name, positional] of Object.entries(spec.positionals ?? {})) {
+    built = built.positional(name, positional);
+  }
+  built = built.options(spec.flags);
+  for (const [example, meaning] of spec.examples) built = built.example(example, meaning);
+  return built.epilogue(spec.epilogue);
 }

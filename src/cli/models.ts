@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
-import { createAnthropicModel, isTracingWanted } from "../model/anthropic.js";
-import { isGlobalFetchConfigured } from "../model/http-fetch.js";
+import { createAnthropicModel } from "../model/anthropic.js";
 import type { ApiMessage, ModelClient } from "../model/model-client.js";
 import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
 import { createReplayModel } from "../model/replay-model.js";
 import type { RecordedRun } from "../replay/recorded-run.js";
-import { parseDuration, type Task } from "../task/schema.js";
-import { nonEmpty } from "./options.js";
+import type { Task } from "../task/schema.js";
+import { parseDuration } from "../task/schema-fields.js";
+import { nonEmpty } from "./flag-values.js";
 
 /** Gives each task its model client. */
 export type ModelFactory = (task: Task) => ModelClient;
@@ -60,8 +60,6 @@ export function liveModels(
     apiKey,
     baseURL,
     ...settings,
-    isTracingOn: isTracingWanted(env),
-    isGlobalFetchWanted: isGlobalFetchConfigured(env),
   });
   return () => model;
 }

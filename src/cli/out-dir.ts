@@ -1,11 +1,13 @@
 import { constants, readdirSync } from "node:fs";
 import { access, mkdir, realpath } from "node:fs/promises";
-import { isAbsolute, join, relative } from "node:path";
+import { join } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
+import { isSameOrInside } from "../fs/real-path.js";
+import { TRANSCRIPT_FILE } from "../run/run-folder.js";
 import type { Task } from "../task/schema.js";
 
 /** The file every run folder starts with; a folder holding it may be replaced by a new run. */
-const RUN_FOLDER_MARKER = "transcript.jsonl";
+const RUN_FOLDER_MARKER = TRANSCRIPT_FILE;
 
 /**
  * Checks the output folder against the batch before anything runs, then creates it. Refuses an
@@ -50,11 +52,7 @@ export async function prepareOutDir(
   return warnings;
 }
 
-/**
- * A task folder may be replaced when it does not exist, is empty, or holds an earlier run.
- * Synchronous: a batch asks for each of its tasks before any runs, where a thread-pool round trip
- * per task costs more than the call.
- */
+/** A task folder may be replaced when it does not exist, is empty, or holds an earlier run. */
 export function isReplaceable(runDir: string): boolean {
   try {
     const entries = readdirSync(runDir);
@@ -77,10 +75,4 @@ async function refuseOverlappingWorkspaces(tasks: readonly Task[]): Promise<void
       }
     }
   }
-}
-
-/** Whether `path` is `folder` or somewhere below it. */
-export function isSameOrInside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

@@ -1,5 +1,9 @@
-/** `agent-run replay` and `resume` flags, as tables yargs reads (kept apart so `--help` loads no command). */
+import { ConfigError } from "../errors.js";
+import type { Limits } from "../task/schema.js";
+import type { CommandSpec } from "./command-spec.js";
+import { durationFlag, nonEmpty, positiveIntFlag, stringFlag } from "./flag-values.js";
 
+/** `agent-run replay`'s output folder when `--out` is not given. */
 export const DEFAULT_REPLAY_OUT_DIR = "agent-run-replays";
 
 const LIMIT_FLAGS = {
@@ -37,44 +41,146 @@ const COMMON_FLAGS = {
   },
 } as const;
 
-/** `agent-run replay`'s flags. */
-export const REPLAY_FLAGS = {
-  out: {
-    alias: "o",
-    type: "string",
-    default: DEFAULT_REPLAY_OUT_DIR,
-    describe: "Folder for the replayed runs",
-  },
-  task: {
-    type: "string",
-    describe:
-      "Task file to re-grade with (its checks); with --continue also its settings (prompt, model, limits, tools)",
-  },
-  strict: {
-    type: "boolean",
-    default: false,
-    describe: "Exit 1 when any tool result differs from the recording",
-  },
-  "until-step": {
-    type: "string",
-    describe: "Replay steps 1..K only (with --continue: then go on live)",
-  },
-  continue: {
-    type: "boolean",
-    default: false,
-    describe: "After --until-step K, continue with a model (a fork)",
-  },
-  ...COMMON_FLAGS,
-  ...LIMIT_FLAGS,
-} as const;
+const REPLAY_EXIT_CODES =
+  "Exit codes: 0 every replayed task passed, 1 a task did not (or, with --strict, a replay diverged), 2 bad usage or input.";
 
-/** `agent-run resume`'s flags. */
-export const RESUME_FLAGS = {
-  "fresh-budget": {
-    type: "boolean",
-    default: false,
-    describe: "Do not count the recorded tokens toward max_tokens",
+/** `agent-run replay`. */
+export const REPLAY_COMMAND: CommandSpec = {
+  command: "replay <transcripts..>",
+  describe:
+    "Re-run recorded runs offline from their transcripts and report divergences; fork with --until-step K --continue",
+  flags: {
+    out: {
+      alias: "o",
+      type: "string",
+      default: DEFAULT_REPLAY_OUT_DIR,
+      describe: "Folder for the replayed runs",
+    },
+    task: {
+      type: "string",
+      describe:
+        "Task file to re-grade with (its checks); with --continue also its settings (prompt, model, limits, tools)",
+    },
+    strict: {
+      type: "boolean",
+      default: false,
+      describe: "Exit 1 when any tool result differs from the recording",
+    },
+    "until-step": {
+      type: "string",
+      describe: "Replay steps 1..K only (with --continue: then go on live)",
+    },
+    continue: {
+      type: "boolean",
+      default: false,
+      describe: "After --until-step K, continue with a model (a fork)",
+    },
+    ...COMMON_FLAGS,
+    ...LIMIT_FLAGS,
   },
-  ...COMMON_FLAGS,
-  ...LIMIT_FLAGS,
-} as const;
+  examples: [],
+  epilogue: REPLAY_EXIT_CODES,
+};
+
+/** `agent-run resume`. */
+export const RESUME_COMMAND: CommandSpec = {
+  command: "resume <runs..>",
+  describe: "Continue runs (DIR/<task> folders) stopped by a limit, a cancellation or a kill",
+  flags: {
+    "fresh-budget": {
+      type: "boolean",
+      default: false,
+      describe: "Do not count the recorded tokens toward max_tokens",
+    },
+    ...COMMON_FLAGS,
+    ...LIMIT_FLAGS,
+  },
+  examples: [],
+  epilogue: "Exit codes: 0 every resumed task passed, 1 a task did not, 2 bad usage or input.",
+};
+
+/** What replay and resume share: the model to go on with, prices, limits, the log. */
+export type ReplayCommonArgs = {
+  isOffline: boolean;
+  model: string | undefined;
+  isVerbose: boolean;
+  pricesFile: string | undefined;
+  isChangedWorkspaceAllowed: boolean;
+  limits: Partial<Limits>;
+};
+
+/** What `agent-run replay` was asked to do, validated. */
+export type ReplayArgs = ReplayCommonArgs & {
+  transcripts: string[];
+  outDir: string;
+  taskFile: string | undefined;
+  isStrict: boolean;
+  untilStep: number | undefined;
+  isContinued: boolean;
+};
+
+/** What `agent-run resume` was asked to do, validated. */
+export type ResumeArgs = ReplayCommonArgs & { folders: string[]; isFreshBudget: boolean };
+
+/** Validates the raw yargs values of `agent-run replay`. */
+export function parseReplayArgs(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): ReplayArgs {
+  const common = parseCommon(raw, env);
+  const transcripts = Array.isArray(raw.transcripts) ? raw.transcripts.map(String) : [];
+  const untilStep = positiveIntFlag("--until-step", raw["until-step"]);
+  const isContinued = raw.continue === true;
+  if (isContinued && untilStep === undefined) {
+    throw new ConfigError(
+      "--continue needs --until-step K: the step after which the new model takes over",
+    );
+  }
+  if (!isContinued && (common.model !== undefined || common.isOffline)) {
+    throw new ConfigError(
+      "--model and --offline choose the model a fork continues with; use them with --until-step K --continue",
+    );
+  }
+  const taskFile = stringFlag(raw.task);
+  if (taskFile !== undefined && transcripts.length > 1)
+    throw new ConfigError("--task goes with one transcript at a time");
+  return {
+    ...common,
+    transcripts,
+    outDir: stringFlag(raw.out) ?? DEFAULT_REPLAY_OUT_DIR,
+    taskFile,
+    isStrict: raw.strict === true,
+    untilStep,
+    isContinued,
+  };
+}
+
+/** Validates the raw yargs values of `agent-run resume`. */
+export function parseResumeArgs(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): ResumeArgs {
+  const folders = Array.isArray(raw.runs) ? raw.runs.map(String) : [];
+  return { ...parseCommon(raw, env), folders, isFreshBudget: raw["fresh-budget"] === true };
+}
+
+function parseCommon(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): ReplayCommonArgs {
+  const maxSteps = positiveIntFlag("--max-steps", raw["max-steps"]);
+  const maxTokens = positiveIntFlag("--max-tokens", raw["max-tokens"]);
+  const timeoutMs = durationFlag("--timeout", raw.timeout);
+  return {
+    isOffline: raw.offline === true,
+    model: stringFlag(raw.model),
+    isVerbose: raw.verbose === true,
+    pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),
+    isChangedWorkspaceAllowed: raw["allow-changed-workspace"] === true,
+    limits: {
+      ...(maxSteps === undefined ? {} : { maxSteps }),
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    },
+  };
+}

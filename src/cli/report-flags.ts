@@ -1,5 +1,6 @@
-import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.js";
+import type { CommandSpec } from "./command-spec.js";
+import { stringFlag } from "./flag-values.js";
 
 /** What `agent-run report` was asked to do, validated. */
 export type ReportArgs =
@@ -11,51 +12,41 @@ export type ReportArgs =
     }
   | { mode: "compare"; base: string; next: string };
 
-/** The report command's flags, as a table yargs reads (descriptions show in `--help`). */
-export const REPORT_FLAGS = {
-  json: { type: "string", describe: "Also write the report as JSON to FILE (report.json)" },
-  junit: { type: "string", describe: "Also write the report as JUnit XML to FILE" },
-  compare: {
-    type: "boolean",
-    default: false,
-    describe: "Compare two batches: BASE NEW, each a batch folder, a task folder or a report.json",
+/** `agent-run report`. */
+export const REPORT_COMMAND: CommandSpec = {
+  command: "report [runs..]",
+  describe: "Aggregate run folders into a Markdown table, report.json or JUnit XML",
+  positionals: {
+    runs: {
+      type: "string",
+      array: true,
+      describe: "Batch or task output folders, or globs of them (e.g. 'shards/*')",
+    },
   },
-} as const;
-
-/**
- * `agent-run report` for yargs, as main.ts registers commands: `.command(reportCommandModule(() =>
- * { command = "report"; }))`, then `case "report": return reportCommand(parseReportArgs(args), io);`.
- * `onSelected` runs when yargs picks this command; main.ts owns dispatch and exit codes.
- */
-export function reportCommandModule(
-  onSelected: () => void,
-): CommandModule<object, Record<string, unknown>> {
-  return {
-    command: "report [runs..]",
-    describe: "Aggregate run folders into a Markdown table, report.json or JUnit XML",
-    builder: (y: Argv<object>) =>
-      y
-        .positional("runs", {
-          type: "string",
-          array: true,
-          describe: "Batch or task output folders, or globs of them (e.g. 'shards/*')",
-        })
-        .options(REPORT_FLAGS)
-        .example("$0 report agent-runs --junit junit.xml", "table on stdout, JUnit file for CI")
-        .example("$0 report 'shard-*' --json report.json", "merge the shards of a sharded batch")
-        .example("$0 report --compare last-night tonight", "pass → fail, fail → pass and deltas")
-        .epilogue(
-          "Exit codes: 0 every run was read (whether the tasks passed or not), 2 bad input (a missing folder, a folder without runs, a bad summary.json, a task in two folders).",
-        ),
-    handler: onSelected,
-  };
-}
+  flags: {
+    json: { type: "string", describe: "Also write the report as JSON to FILE (report.json)" },
+    junit: { type: "string", describe: "Also write the report as JUnit XML to FILE" },
+    compare: {
+      type: "boolean",
+      default: false,
+      describe:
+        "Compare two batches: BASE NEW, each a batch folder, a task folder or a report.json",
+    },
+  },
+  examples: [
+    ["$0 report agent-runs --junit junit.xml", "table on stdout, JUnit file for CI"],
+    ["$0 report 'shard-*' --json report.json", "merge the shards of a sharded batch"],
+    ["$0 report --compare last-night tonight", "pass → fail, fail → pass and deltas"],
+  ],
+  epilogue:
+    "Exit codes: 0 every run was read (whether the tasks passed or not), 2 bad input (a missing folder, a folder without runs, a bad summary.json, a task in two folders).",
+};
 
 /** Validates the raw yargs values of `agent-run report`. */
 export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
   const paths = Array.isArray(raw.runs) ? raw.runs.map(String) : [];
-  const jsonFile = typeof raw.json === "string" && raw.json !== "" ? raw.json : undefined;
-  const junitFile = typeof raw.junit === "string" && raw.junit !== "" ? raw.junit : undefined;
+  const jsonFile = stringFlag(raw.json);
+  const junitFile = stringFlag(raw.junit);
   if (raw.compare === true) {
     const [base, next] = paths;
     if (paths.length !== 2 || base === undefined || next === undefined) {

@@ -81,18 +81,36 @@ export type ModelClient = {
   complete(request: ModelRequest, options: CompleteOptions): Promise<ModelReply>;
 };
 
+/** What kind of failure a model call met, as the SDK's own error classes tell them apart. */
+export type ModelErrorCategory =
+  | "authentication"
+  | "rate_limit"
+  | "overloaded"
+  | "server_error"
+  | "connection"
+  | "not_found"
+  | "invalid_request"
+  | "unknown";
+
 /** Why a model call failed, after the client's own retries; ends the run with status `error`. */
 export class ModelError extends Error {
   readonly status: number | null;
+  readonly category: ModelErrorCategory;
   readonly isRetryable: boolean;
 
   constructor(
     message: string,
-    opts: { status?: number | null; isRetryable?: boolean; cause?: unknown } = {},
+    opts: {
+      status?: number | null;
+      category?: ModelErrorCategory;
+      isRetryable?: boolean;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = "ModelError";
     this.status = opts.status ?? null;
+    this.category = opts.category ?? "unknown";
     this.isRetryable = opts.isRetryable ?? false;
   }
 }
@@ -107,8 +125,8 @@ export function toModelReply(message: ApiMessage): ModelReply {
   };
 }
 
-/** The API's usage fields; cache counts it leaves out or sets to null count as 0. */
-function usageOf(usage: Record<string, unknown>): Usage {
+/** The API's usage fields; counts it leaves out or sets to null count as 0. */
+export function usageOf(usage: Record<string, unknown>): Usage {
   const count = (key: string) => {
     const value = usage[key];
     return typeof value === "number" ? value : 0;

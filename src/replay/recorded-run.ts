@@ -2,8 +2,9 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { TranscriptError } from "../errors.js";
 import type { ApiMessage } from "../model/model-client.js";
-import { type Task, TOOL_NAMES } from "../task/schema.js";
-import type { TranscriptLine } from "../transcript/entries.js";
+import type { Task } from "../task/schema.js";
+import { TOOL_NAMES } from "../tools/tool-names.js";
+import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
 
 /** One recorded tool result, as the divergence check compares it. */

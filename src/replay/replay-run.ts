@@ -8,7 +8,7 @@ import { type ModelClient, ModelError } from "../model/model-client.js";
 import type { PriceTable } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
-import { runTask } from "../run-task.js";
+import { runTask } from "../run/run-task.js";
 import type { Limits, Task } from "../task/schema.js";
 import { hashWorkspace } from "../workspace/hash.js";
 import { createDivergenceTracker, type DivergenceReport } from "./divergence.js";

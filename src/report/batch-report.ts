@@ -1,7 +1,7 @@
 import { join } from "node:path";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { totalTokens } from "../model/model-client.js";
 import type { Redactor } from "../redact.js";
-import { writeFileAtomicSync } from "../write-file-atomic.js";
 import { buildReport } from "./aggregate.js";
 import { formatReportMarkdown } from "./markdown.js";
 import { reportJson } from "./report-json.js";
@@ -18,7 +18,7 @@ export async function writeBatchReport(
   redact: Redactor = (text) => text,
 ): Promise<string> {
   const report = buildReport(summaries.map(runSummaryOf));
-  writeFileAtomicSync(join(outDir, "report.json"), redact(reportJson(report)));
+  await writeFileAtomic(join(outDir, "report.json"), redact(reportJson(report)));
   return formatReportMarkdown(report);
 }
 

@@ -1,3 +1,4 @@
+import { formatCost, formatCount } from "../format.js";
 import {
   compareNames,
   type Report,
@@ -6,7 +7,6 @@ import {
   roundUsd,
   shownCostUsd,
 } from "./aggregate.js";
-import { formatCost, formatCount } from "./format.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 
 /** One task present in both reports: what it was, what it is, and the differences. */

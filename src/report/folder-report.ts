@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { writeFileAtomicSync } from "../write-file-atomic.js";
+import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { buildReport } from "./aggregate.js";
 import { loadRunSummaries } from "./load-runs.js";
 import { formatReportMarkdown } from "./markdown.js";
@@ -11,6 +11,6 @@ import { reportJson } from "./report-json.js";
  */
 export async function refreshFolderReport(outDir: string): Promise<string> {
   const report = buildReport(await loadRunSummaries([outDir]));
-  writeFileAtomicSync(join(outDir, "report.json"), reportJson(report));
+  await writeFileAtomic(join(outDir, "report.json"), reportJson(report));
   return formatReportMarkdown(report);
 }

@@ -1,5 +1,9 @@
+import { appendFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
-import { formatCost, formatDuration } from "./format.js";
+import { formatCost, formatDuration } from "../format.js";
+import { createProgressReporter } from "./progress.js";
+import type { Reporter, ReportIo } from "./reporter.js";
 import type { TaskSummary } from "./summary.js";
 
 /** Statuses where a limit stopped the task: a warning, not an error, in the Actions UI. */
@@ -79,4 +83,69 @@ function escapeCell(text: string): string {
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
+ * The log under GitHub Actions (`GITHUB_ACTIONS=true`): each task's lines in a `::group::`, then
+ * annotations, the job summary and the step outputs. One task at a time streams inside its group;
+ * with several, each group is written whole at the task's end, so groups never interleave.
+ */
+export function createGithubReporter(
+  io: ReportIo,
+  options: { isVerbose: boolean; concurrency: number },
+): Required<Reporter> {
+  const isStreamed = options.concurrency === 1;
+  const buffers = new Map<string, string[]>();
+  const progress = createProgressReporter({
+    write: (line, task) => (isStreamed ? io.writeErr(line) : buffers.get(task)?.push(line)),
+    isColor: false,
+    isVerbose: options.isVerbose,
+  });
+  return {
+    onTaskStart(name, detail) {
+      if (isStreamed) io.writeErr(`::group::${name}`);
+      else buffers.set(name, []);
+      progress.onTaskStart(name, detail);
+    },
+    onEvent: progress.onEvent,
+    onCheck: progress.onCheck,
+    onTaskEnd(summary) {
+      progress.onTaskEnd(summary);
+      if (!isStreamed) {
+        io.writeErr(`::group::${summary.name}: ${summary.status}`);
+        for (const line of buffers.get(summary.name) ?? []) io.writeErr(line);
+        buffers.delete(summary.name);
+      }
+      io.writeErr("::endgroup::");
+    },
+    onBatchEnd: (summaries, reportMarkdown, outDir) =>
+      writeGithubFiles(io, summaries, reportMarkdown, outDir),
+  };
+}
+
+/** Annotations on stderr, the job summary to `$GITHUB_STEP_SUMMARY`, outputs to `$GITHUB_OUTPUT`. */
+async function writeGithubFiles(
+  io: ReportIo,
+  summaries: readonly TaskSummary[],
+  reportMarkdown: string,
+  outDir: string,
+): Promise<void> {
+  const redact = io.redact ?? ((text: string) => text);
+  for (const line of annotations(summaries)) io.writeErr(line);
+  const summaryFile = io.env.GITHUB_STEP_SUMMARY;
+  if (summaryFile !== undefined && summaryFile !== "")
+    await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries)));
+  const outputFile = io.env.GITHUB_OUTPUT;
+  if (outputFile === undefined || outputFile === "") return;
+  const passed = summaries.filter((summary) => summary.passed).length;
+  const cost = summaries.reduce((sum, summary) => sum + (summary.costUsd ?? 0), 0);
+  const outputs = {
+    passed,
+    failed: summaries.length - passed,
+    total: summaries.length,
+    cost_usd: Math.round(cost * 1e6) / 1e6,
+    report: join(outDir, "report.json"),
+    out: outDir,
+  };
+  await appendFile(outputFile, redact(outputLines(outputs)));
 }

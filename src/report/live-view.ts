@@ -1,4 +1,7 @@
-import { formatCount, formatDuration } from "./format.js";
+import { formatCount, formatDuration } from "../format.js";
+import { totalTokens } from "../model/model-client.js";
+import { createProgressReporter } from "./progress.js";
+import type { Reporter } from "./reporter.js";
 
 /** What the live view shows for one running task. */
 type Running = { startedAt: number; step: number; tokens: number };
@@ -70,6 +73,42 @@ export function createLiveView(options: {
     close() {
       clearInterval(timer);
       clear();
+    },
+  };
+}
+
+/** On a terminal: the progress lines, with a live block of the running tasks kept under them. */
+export function createLiveReporter(options: {
+  writeRaw: (text: string) => void;
+  columns: number;
+  isVerbose: boolean;
+}): Required<Reporter> {
+  const live = createLiveView({ write: options.writeRaw, columns: options.columns });
+  const progress = createProgressReporter({
+    write: (line) => live.print(line),
+    isColor: true,
+    isVerbose: options.isVerbose,
+  });
+  const tokens = new Map<string, number>();
+  return {
+    onTaskStart(name, detail) {
+      progress.onTaskStart(name, detail);
+      live.start(name);
+    },
+    onEvent(name, event) {
+      progress.onEvent(name, event);
+      if (event.type !== "model_reply") return;
+      const total = (tokens.get(name) ?? 0) + totalTokens(event.reply.usage);
+      tokens.set(name, total);
+      live.update(name, event.step, total);
+    },
+    onCheck: progress.onCheck,
+    onTaskEnd(summary) {
+      live.end(summary.name);
+      progress.onTaskEnd(summary);
+    },
+    async onBatchEnd() {
+      live.close();
     },
   };
 }

@@ -1,5 +1,5 @@
+import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import { type Report, type ReportTask, type ReportTotals, shownCostUsd } from "./aggregate.js";
-import { formatCost, formatCount, formatDuration, oneLine } from "./format.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 
 const MAX_MESSAGE_CHARS = 200;

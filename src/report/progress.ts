@@ -1,8 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
-import type { CheckResult } from "../checks/types.js";
+import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import { textOf, totalTokens } from "../model/model-client.js";
-import { formatCost, formatCount, formatDuration, oneLine } from "./format.js";
-import type { TaskSummary } from "./summary.js";
+import type { Reporter } from "./reporter.js";
 
 export type ProgressOptions = {
   /** Receives each finished line and the task it is about. */
@@ -12,13 +11,7 @@ export type ProgressOptions = {
 };
 
 /** Live progress for stderr: one plain line per tool call, retry, limit and task end. */
-export type ProgressReporter = {
-  /** `detail`: the model and where the agent works, e.g. `claude-sonnet-5-5, offline, copy in agent-runs/x/workspace`. */
-  onTaskStart(name: string, detail: string): void;
-  onEvent(name: string, event: AgentEvent): void;
-  onCheck(name: string, check: CheckResult): void;
-  onTaskEnd(summary: TaskSummary): void;
-};
+export type ProgressReporter = Required<Omit<Reporter, "onBatchEnd">>;
 
 const GREEN = "\u001b[32m";
 const RED = "\u001b[31m";
@@ -36,49 +29,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       say(name, `started (${detail})`);
     },
     onEvent(name, event) {
-      switch (event.type) {
-        case "model_reply":
-          for (const line of describeReply(event, options.isVerbose)) say(name, line);
-          return;
-        case "tool_result": {
-          const outcome = [
-            ...(event.exitCode === undefined ? [] : [`exit ${event.exitCode ?? "killed"}`]),
-            ...(event.block.is_error === true && event.exitCode === undefined ? ["error"] : []),
-            formatDuration(event.durationMs),
-          ].join(", ");
-          const text = `step ${event.step} ${event.toolName}: ${describeInput(event.toolName, event.input)} (${outcome})`;
-          say(name, event.block.is_error === true ? paint(YELLOW, text) : text);
-          if (options.isVerbose && event.block.is_error === true)
-            say(name, `  ${oneLine(event.block.content, 200)}`);
-          return;
-        }
-        case "model_retry":
-          say(
-            name,
-            paint(
-              YELLOW,
-              `step ${event.step} model call failed (${event.notice.status ?? event.notice.error}); retry ${event.notice.attempt} of ${event.notice.maxRetries}`,
-            ),
-          );
-          return;
-        case "context_trimmed":
-          say(
-            name,
-            `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
-          );
-          return;
-        case "limit_reached":
-          say(
-            name,
-            paint(
-              RED,
-              `step ${event.step} ${event.limit} reached (${formatCount(event.used)} of ${formatCount(event.max)})`,
-            ),
-          );
-          return;
-        default:
-          return;
-      }
+      for (const line of describeEvent(event, options.isVerbose, paint)) say(name, line);
     },
     onCheck(name, check) {
       const text = `check ${check.passed ? "passed" : "FAILED"}: ${check.name}${check.passed ? "" : ` (${oneLine(check.message, 200)})`}`;
@@ -96,6 +47,54 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       say(summary.name, `${paint(colour, summary.status)}${checks} (${figures})${reason}`);
     },
   };
+}
+
+/** The log lines for one agent event (most events have one, some none). */
+function describeEvent(
+  event: AgentEvent,
+  isVerbose: boolean,
+  paint: (code: string, text: string) => string,
+): string[] {
+  switch (event.type) {
+    case "model_reply":
+      return describeReply(event, isVerbose);
+    case "tool_result": {
+      const isError = event.block.is_error === true;
+      const outcome = [
+        ...(event.exitCode === undefined ? [] : [`exit ${event.exitCode ?? "killed"}`]),
+        ...(isError && event.exitCode === undefined ? ["error"] : []),
+        formatDuration(event.durationMs),
+      ].join(", ");
+      const text = `step ${event.step} ${event.toolName}: ${describeInput(event.toolName, event.input)} (${outcome})`;
+      if (!isError) return [text];
+      return [
+        paint(YELLOW, text),
+        ...(isVerbose ? [`  ${oneLine(event.block.content, 200)}`] : []),
+      ];
+    }
+    case "model_retry": {
+      const { notice } = event;
+      return [
+        paint(
+          YELLOW,
+          `step ${event.step} model call failed (${notice.status ?? notice.error}); retry ${notice.attempt} of ${notice.maxRetries}`,
+        ),
+      ];
+    }
+    case "context_trimmed":
+      return [
+        `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
+      ];
+    case "limit_reached":
+      return [
+        paint(
+          RED,
+          `step ${event.step} ${event.limit} reached (${formatCount(event.used)} of ${formatCount(event.max)})`,
+        ),
+      ];
+    default:
+      return [];
+  }
 }
 
 /** The log lines for a model reply: its text when it ends the turn (or always, when verbose). */

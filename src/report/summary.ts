@@ -2,7 +2,8 @@ import type { RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
-import { checkResultJson, originLine, type RunOrigin, usageLine } from "../transcript/lines.js";
+import { originLine, type RunOrigin } from "../transcript/init-line.js";
+import { checkResultJson, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
 
 /** The version of `summary.json`'s shape; bumped with any change to it. */

@@ -1,5 +1,5 @@
 import { TaskFileError, type TaskFileProblem } from "../errors.js";
-import { realPathOr } from "../real-path.js";
+import { realPathOr } from "../fs/real-path.js";
 import { describeIssue, problemsFromIssues } from "./describe-issue.js";
 import { parseTaskYaml } from "./parse-task-yaml.js";
 import { readTaskText } from "./read-task-text.js";

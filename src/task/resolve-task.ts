@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, parse, resolve } from "node:path";
 import type { TaskFileProblem } from "../errors.js";
+import { TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
 import {
   DEFAULT_BASH_TIMEOUT_MS,
@@ -8,7 +9,6 @@ import {
   TASK_NAME_PATTERN,
   type Task,
   type TaskFile,
-  TOOL_NAMES,
 } from "./schema.js";
 import { durationMs } from "./schema-fields.js";
 import { FILE_START, type Locator } from "./yaml-locator.js";

@@ -1,15 +1,10 @@
 import { z } from "zod";
 import type { Check } from "../checks/types.js";
+import type { Sandbox } from "../tools/sandbox.js";
+import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
 import { duration, positiveInt, positiveUsd } from "./schema-fields.js";
-
-// Kept importable from here, where the CLI has always found it.
-export { parseDuration } from "./schema-fields.js";
-
-/** The tools a task can give the agent, in the order they are offered. */
-export const TOOL_NAMES = ["bash", "read_file", "write_file", "edit_file", "list_files"] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -206,7 +201,7 @@ export type Task = {
     maxOutputChars: number;
     maxRecordedChars: number;
   };
-  sandbox: "none" | "bwrap";
+  sandbox: Sandbox;
   /** Absolute path of the scripted replies file, if any. */
   replies: string | undefined;
   /** Graders run after the agent stops, in file order; empty when the file has none. */

@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { z } from "zod";
-import { startSubprocess } from "../process/start-subprocess.js";
-import type { Exit } from "../process/subprocess.js";
+import { type CommandEnd, startCommand } from "../process/run-process.js";
 import { type CommandPolicy, checkCommand, describeRefusal } from "./command-policy.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { createOutputCollector, type OutputCollector } from "./output-collector.js";
@@ -118,31 +117,23 @@ async function runCommand(
   // One pipe for both streams keeps stderr lines in place among stdout lines.
   const { file, args } = buildShellCommand(`exec 2>&1\n${command}`, ctx.workspaceRoot, settings);
   // The shell leads a new process group (`detached`), so the whole tree can be killed at once.
-  const subprocess = startSubprocess({
-    file,
-    args,
+  const started = startCommand(file, args, {
     cwd: ctx.workspaceRoot,
     env: settings.env,
     detached: true,
   });
   const collector = createOutputCollector(settings.maxRecordedChars);
-  collectOutput([subprocess.stdout, subprocess.stderr], collector);
-  let pid: number;
-  try {
-    pid = await subprocess.started;
-  } catch (error) {
-    // Arguments node refuses (a NUL byte), a missing shell or folder: nothing ran.
-    return failedToStart(error);
+  collectOutput(started.output, collector);
+  if (started.pid === undefined) {
+    // Arguments refused (a NUL byte), a missing shell or folder: nothing ran.
+    return failedToStart((await started.ended).startError);
   }
-  const guard = guardProcessTree(pid, settings.timeoutMs, ctx.signal);
+  const guard = guardProcessTree(started.pid, settings.timeoutMs, ctx.signal);
   // Kill leftovers (`server &`) once the shell exits: they would hold the output pipe open.
-  void subprocess.exited.then(guard.kill);
-  const outputCloser = closeOutputAfterExit(subprocess.exited, [
-    subprocess.stdout,
-    subprocess.stderr,
-  ]);
+  void started.exited.then(guard.kill);
+  const outputCloser = closeOutputAfterExit(started.exited, started.output);
   try {
-    const result = await subprocess.closed;
+    const result = await started.ended;
     const outcome = describeOutcome(result, guard.hasTimedOut(), ctx.signal, settings.timeoutMs);
     const note = outputCloser.hasCutOutput() ? `${OUTPUT_CUT_NOTE}\n` : "";
     const show = (maxChars: number) => `${showOutput(collector, maxChars)}\n${note}${outcome.line}`;
@@ -161,10 +152,9 @@ async function runCommand(
   }
 }
 
-function failedToStart(error: unknown): ToolResult {
-  const message = error instanceof Error ? error.message : String(error);
+function failedToStart(message: string | undefined): ToolResult {
   return {
-    content: `(no output)\n[failed to start: ${message}]`,
+    content: `(no output)\n[failed to start: ${message ?? "unknown error"}]`,
     isError: true,
     exitCode: null,
     timedOut: false,
@@ -204,20 +194,12 @@ type Outcome = { line: string; isError: boolean; timedOut: boolean };
 
 /** The closing line of a result, in order of what matters most to the model. */
 function describeOutcome(
-  result: Exit,
+  result: CommandEnd,
   hasTimerFired: boolean,
   run: AbortSignal,
   timeoutMs: number,
 ): Outcome {
   const timedOut = hasTimerFired;
-  if (result.error !== undefined) {
-    // It ran, but how it ended is unknown (its spawn helper stopped); its group was killed.
-    return {
-      line: `[stopped: ${result.error.message}; process tree killed]`,
-      isError: true,
-      timedOut,
-    };
-  }
   if (run.aborted) {
     const why =
       run.reason === "timeout" ? "the task's time limit was reached" : "the run was cancelled";

@@ -1,9 +1,9 @@
-import type { ToolName } from "../task/schema.js";
 import { type BashToolOptions, createBashTool } from "./bash.js";
 import type { Tool } from "./define-tool.js";
 import { createEditFileTool } from "./edit-file.js";
 import { createListFilesTool } from "./list-files.js";
 import { createReadFileTool } from "./read-file.js";
+import type { ToolName } from "./tool-names.js";
 import { createWriteFileTool } from "./write-file.js";
 
 /** Per-run settings the tools need; only bash has any so far. */

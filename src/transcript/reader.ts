@@ -10,11 +10,11 @@ import {
   LimitLineSchema,
   ResultLineSchema,
   RetryLineSchema,
+  TRANSCRIPT_VERSION,
   type TranscriptLine,
   TranscriptLineSchema,
   UserLineSchema,
-} from "./entries.js";
-import { TRANSCRIPT_VERSION } from "./format-version.js";
+} from "./line-schemas.js";
 
 /**
  * Reads a `transcript.jsonl` back as validated lines. A transcript without its closing `result`

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { type GitTarget, runGitBytes } from "./run-git.js";
+import { type GitTarget, runGitBytes } from "./git/run-git.js";
 
 /** Git's base85 alphabet (base85.c). */
 const BASE85_DIGITS =

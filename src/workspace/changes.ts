@@ -1,5 +1,5 @@
 import { decodePatch } from "./binary-patch.js";
-import { type GitTarget, runGitBytes } from "./run-git.js";
+import { type GitTarget, runGitBytes } from "./git/run-git.js";
 import type { Snapshot } from "./snapshot.js";
 
 /** One file that differs between two snapshots, in the shape `git diff --numstat` reports. */

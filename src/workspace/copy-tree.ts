@@ -43,46 +43,23 @@ const MAX_BACKGROUND_COPIES = 4;
  * copied with synchronous calls, in slices of at most `MAX_SLICE_MS` between which other work
  * runs: for 20,000 files that took a tenth of fs.cp's CPU, under half of a thread-pool walker's,
  * and close to `cp -r`'s. Big files go to the thread pool.
- *
- * `isEveryFileOnThreadPool`: every file goes to the thread pool, for when other tasks share this
- * event loop. Creating a file took 0.02-1 ms on a disk of ours depending on the minute, and a
- * synchronous copy makes every other task wait that long per file; the folders are still made
- * here, and the walk still holds the loop for at most `MAX_SLICE_MS` at a time.
  */
-export async function copyTree(
-  source: string,
-  target: string,
-  options: { isEveryFileOnThreadPool?: boolean; onEntry?: OnEntry } = {},
-): Promise<void> {
+export async function copyTree(source: string, target: string): Promise<void> {
   const background = new Set<Promise<void>>();
-  const walk: Walk = {
-    background,
-    minBackgroundBytes: options.isEveryFileOnThreadPool === true ? 0 : MIN_BACKGROUND_COPY_BYTES,
-    onEntry: options.onEntry,
-    sourceLength: source.length + 1,
-  };
   try {
-    await copyFolders(source, target, walk);
+    await copyFolders(source, target, background);
   } finally {
     // Nothing keeps writing into the copy after this returns or throws.
     await Promise.allSettled(background);
   }
 }
 
-/** Told of each file and symlink copied: its path in the source folder and its lstat. */
-export type OnEntry = (relativePath: string, info: Stats, linkTarget?: string) => void;
-
-/** One copy's settings and its thread-pool copies in flight. */
-type Walk = {
-  background: Set<Promise<void>>;
-  minBackgroundBytes: number;
-  onEntry: OnEntry | undefined;
-  /** Characters to cut from a source path to make it relative. */
-  sourceLength: number;
-};
-
 /** Walks the folders depth first; each folder's mode is set once everything in it exists. */
-async function copyFolders(source: string, target: string, walk: Walk): Promise<void> {
+async function copyFolders(
+  source: string,
+  target: string,
+  background: Set<Promise<void>>,
+): Promise<void> {
   const pending = [{ from: source, to: target }];
   const created: { to: string; mode: number }[] = [];
   let sliceStartMs = performance.now();
@@ -97,7 +74,7 @@ async function copyFolders(source: string, target: string, walk: Walk): Promise<
       else {
         // Only a thread-pool copy, when the pool is full, is waited for: awaiting each small
         // file would let other promise callbacks run between files.
-        const waiting = copyEntry(entry, paths, walk);
+        const waiting = copyEntry(entry, paths, background);
         if (waiting !== undefined) await waiting;
       }
       if (performance.now() - sliceStartMs >= MAX_SLICE_MS) {
@@ -106,31 +83,26 @@ async function copyFolders(source: string, target: string, walk: Walk): Promise<
       }
     }
   }
-  await Promise.all(walk.background);
+  await Promise.all(background);
   for (const { to, mode } of created.reverse()) chmodSync(to, mode);
 }
 
 /**
- * Copies one file or symlink; a file of `minBackgroundBytes` or more is handed to the thread pool.
- * Returns a promise only when the thread pool is full and the file must wait for a place.
- * `walk.onEntry` hears of it first.
+ * Copies one file or symlink; a big file is handed to the thread pool. Returns a promise only when
+ * the thread pool is full and the file must wait for a place.
  */
 function copyEntry(
   entry: Dirent,
   { from, to }: { from: string; to: string },
-  walk: Walk,
+  background: Set<Promise<void>>,
 ): Promise<void> | undefined {
-  const { background, minBackgroundBytes } = walk;
   if (entry.isSymbolicLink()) {
-    const linkTarget = readlinkSync(from);
-    symlinkSync(linkTarget, to);
-    walk.onEntry?.(from.slice(walk.sourceLength), lstatSync(from), linkTarget);
+    symlinkSync(readlinkSync(from), to);
     return undefined;
   }
   if (!entry.isFile()) throw new Error(`cannot copy ${from}: it is ${describeKind(entry)}`);
   const info = lstatSync(from);
-  walk.onEntry?.(from.slice(walk.sourceLength), info);
-  if (info.size < minBackgroundBytes) {
+  if (info.size < MIN_BACKGROUND_COPY_BYTES) {
     copyFileSync(from, to, COPY_MODE);
     utimesSync(to, ...timesOf(info));
     return undefined;

@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { makeScratchFolder } from "./git/scratch.js";
 import { contentHash, snapshotWorkspace } from "./snapshot.js";
 
 /**
@@ -8,10 +6,10 @@ import { contentHash, snapshotWorkspace } from "./snapshot.js";
  * (in a throwaway private git dir), so a replay can tell whether it starts from the same files.
  */
 export async function hashWorkspace(folder: string): Promise<string> {
-  const gitDir = await mkdtemp(join(tmpdir(), "agent-run-hash-"));
+  const scratch = await makeScratchFolder([folder]);
   try {
-    return contentHash(await snapshotWorkspace({ workspace: folder, gitDir }));
+    return contentHash(await snapshotWorkspace({ workspace: folder, gitDir: scratch.gitDir }));
   } finally {
-    await rm(gitDir, { recursive: true, force: true });
+    await scratch.remove();
   }
 }

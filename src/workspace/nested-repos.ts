@@ -1,5 +1,5 @@
-import { addAll, listGitlinks, listIgnoredEntries, removeEntries } from "./index-entries.js";
-import { type GitTarget, runGit, runGitBytes } from "./run-git.js";
+import { addAll, listGitlinks, listIgnoredEntries, removeEntries } from "./git/index-entries.js";
+import { type GitTarget, runGit, runGitBytes } from "./git/run-git.js";
 
 /** Index entry that makes git see a folder as already tracked; `add -A` drops it (no such file). */
 const PLACEHOLDER_NAME = ".agent-run-nested-repo";

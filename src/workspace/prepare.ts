@@ -1,8 +1,8 @@
 import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { isSameOrInside, resolveRealPath } from "../real-path.js";
-import { copyTree, type OnEntry } from "./copy-tree.js";
+import { isSameOrInside, resolveRealPath } from "../fs/real-path.js";
+import { copyTree } from "./copy-tree.js";
 
 /** Where the agent should work, and how to get there. */
 export type PrepareOptions = {
@@ -12,10 +12,6 @@ export type PrepareOptions = {
   runDir: string;
   /** Work in `source` itself instead of a copy. */
   inPlace: boolean;
-  /** Copy every file on the thread pool (other tasks share the event loop): see `copyTree`. */
-  isEveryFileOnThreadPool?: boolean;
-  /** Told of each file and symlink the copy reads (not called in place): see `copyTree`. */
-  onEntry?: OnEntry;
 };
 
 /** The folder the agent works in: a real path (no symlinks), safe to compare and to show. */
@@ -27,9 +23,6 @@ export type PreparedWorkspace = { path: string };
  * The copy leaves out every `.git` folder or file, at any depth, keeps symlinks as symlinks
  * (targets unchanged), file modes and timestamps, and uses copy-on-write clones where the file
  * system offers them. Throws a plain Error for a missing source or an output folder that overlaps it.
- * Up to the copy everything is synchronous, and the copy's first slice too: a task starts its
- * copy before its first model request, rather than after the event loop is next free (the first
- * request loads the HTTP client, ~15 ms), so the workspace is ready when the first reply is.
  */
 export async function prepareWorkspace(options: PrepareOptions): Promise<PreparedWorkspace> {
   const source = resolveRealPath(options.source);
@@ -52,10 +45,7 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
     await rm(target, { recursive: true, force: true });
   }
   mkdirSync(dirname(target), { recursive: true });
-  await copyTree(source, target, {
-    isEveryFileOnThreadPool: options.isEveryFileOnThreadPool === true,
-    ...(options.onEntry === undefined ? {} : { onEntry: options.onEntry }),
-  }).catch((error: unknown) => {
+  await copyTree(source, target).catch((error: unknown) => {
     throw new Error(
       `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
       { cause: error },

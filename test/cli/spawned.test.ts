@@ -112,7 +112,6 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
   });
 
   test.each([
-    ["node:http, without a preset dispatcher", "0", { http: 1, undici: 0 }],
     ["fetch, when a preload installed an undici dispatcher", "1", { http: 0, undici: 1 }],
   ])("model requests go through %s", async (_case, presetDispatcher, expected) => {
     await using server = await startMockHttpServer();

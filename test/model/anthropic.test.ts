@@ -1,8 +1,7 @@
-import { ProxyTracerProvider, type Tracer, type TracerProvider, trace } from "@opentelemetry/api";
 import { delay, HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { createAnthropicModel, isTracingWanted } from "../../src/model/anthropic.js";
+import { createAnthropicModel } from "../../src/model/anthropic.js";
 import { ModelError, type ModelRequest } from "../../src/model/model-client.js";
 import { MOCKED_MESSAGES_URL, useModelServer } from "../helpers/model-server.js";
 import { httpError, reply, toSse } from "../helpers/replies.js";
@@ -265,39 +264,3 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<unkn
     clearTimeout(timer);
   }
 }
-
-describe("OpenTelemetry spans of the SDK", () => {
-  const api = useModelServer();
-  afterEach(() => trace.disable());
-
-  /** A tracer provider that records the names of the spans started, each a no-op span. */
-  function recordingProvider(names: string[]): TracerProvider {
-    const noop = new ProxyTracerProvider().getTracer("noop");
-    return {
-      getTracer: () =>
-        ({
-          startSpan: (name, options, context) => {
-            names.push(name);
-            return noop.startSpan(name, options, context);
-          },
-          startActiveSpan: noop.startActiveSpan.bind(noop),
-        }) as Tracer,
-    };
-  }
-
-  test("are wanted only when a tracer provider is registered or ANTHROPIC_OPEN_TELEMETRY is set", () => {
-    expect(isTracingWanted({})).toBe(false);
-    expect(isTracingWanted({ ANTHROPIC_OPEN_TELEMETRY: "true" })).toBe(true);
-    trace.setGlobalTracerProvider(recordingProvider([]));
-    expect(isTracingWanted({})).toBe(true);
-  });
-
-  test.each([true, false])("isTracingOn: %s records spans or none", async (isTracingOn) => {
-    const names: string[] = [];
-    trace.setGlobalTracerProvider(recordingProvider(names));
-    api.queue(reply().text("Done."));
-    const model = createAnthropicModel({ apiKey: "sk-test", maxRetries: 0, isTracingOn });
-    await model.complete(REQUEST, { signal: new AbortController().signal });
-    expect(names.length > 0).toBe(isTracingOn);
-  });
-});

@@ -2,7 +2,9 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
 import { CHECK_KINDS } from "../../src/checks/types.js";
 import { TASK_SCHEMA_ID, taskJsonSchema } from "../../src/task/json-schema.js";
-import { parseDuration, TaskFileSchema, TOOL_NAMES } from "../../src/task/schema.js";
+import { TaskFileSchema } from "../../src/task/schema.js";
+import { parseDuration } from "../../src/task/schema-fields.js";
+import { TOOL_NAMES } from "../../src/tools/tool-names.js";
 
 type JsonSchema = {
   $schema?: string;

@@ -2,7 +2,8 @@ import { relative } from "node:path";
 import { describe, expect, test } from "vitest";
 import { formatProblem, TaskFileError } from "../../src/errors.js";
 import { loadTasks } from "../../src/task/load-task.js";
-import { DEFAULT_BASH_TIMEOUT_MS, DEFAULT_LIMITS, TOOL_NAMES } from "../../src/task/schema.js";
+import { DEFAULT_BASH_TIMEOUT_MS, DEFAULT_LIMITS } from "../../src/task/schema.js";
+import { TOOL_NAMES } from "../../src/tools/tool-names.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const BAD = "fixtures/bad-tasks";

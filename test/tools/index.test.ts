@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { TOOL_NAMES } from "../../src/task/schema.js";
 import { createTools } from "../../src/tools/index.js";
+import { TOOL_NAMES } from "../../src/tools/tool-names.js";
 
 const options = { bash: { timeoutMs: 1_000, env: {} } };
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import type { AgentEvent, RunResult, RunStatus } from "../../src/agent/events.js";
 import type { ModelReply } from "../../src/model/model-client.js";
-import { eventLine, type InitInfo, initLine, resultLine } from "../../src/transcript/lines.js";
+import { type InitInfo, initLine } from "../../src/transcript/init-line.js";
+import { eventLine, resultLine } from "../../src/transcript/lines.js";
 import { parseTranscript } from "../../src/transcript/reader.js";
 
 const REPLY: ModelReply = {

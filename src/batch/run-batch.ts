@@ -1,0 +1,130 @@
+import { resolve } from "node:path";
+import { messageOf } from "../errors.js";
+import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
+import { estimateCostUsd, type PriceTable } from "../model/pricing.js";
+import type { Redactor } from "../redact.js";
+import type { TaskSummary } from "../report/summary.js";
+import { type RunTaskOptions, runTask, skipTask } from "../run/run-task.js";
+import type { Task } from "../task/schema.js";
+import type { Sandbox } from "../tools/sandbox.js";
+import type { BatchBudget } from "./batch-budget.js";
+import type { BatchLog } from "./batch-log.js";
+import { mapWithConcurrency } from "./task-pool.js";
+
+/** Everything a batch needs, validated before its first task starts. */
+export type Batch = {
+  tasks: readonly Task[];
+  modelOf: (task: Task) => { name: string; client: ModelClient };
+  prices: PriceTable;
+  outDir: string;
+  baseEnv: Record<string, string>;
+  redact: Redactor | undefined;
+  concurrency: number;
+  isInPlace: boolean;
+  isOffline: boolean;
+  /** `--sandbox`: overrides each task's own. */
+  sandbox: Sandbox | undefined;
+  /** Where the log says each task works, for its start line. */
+  describeWorkspace: (task: Task) => string;
+};
+
+/**
+ * Runs the batch's tasks, at most `concurrency` at once, under the batch budget, each reported to
+ * `log` as it goes. Returns one summary per task, in task-file order; never throws for a task.
+ */
+export async function runBatch(
+  batch: Batch,
+  log: BatchLog,
+  budget: BatchBudget,
+  signal: AbortSignal,
+): Promise<TaskSummary[]> {
+  // The first task whose API key was refused (401/403): later tasks are not started.
+  const state: { refusedKey?: string } = {};
+  return mapWithConcurrency(batch.tasks, batch.concurrency, (task) =>
+    runOne(task, { batch, log, budget, signal, state }),
+  );
+}
+
+type BatchContext = {
+  batch: Batch;
+  log: BatchLog;
+  budget: BatchBudget;
+  signal: AbortSignal;
+  state: { refusedKey?: string };
+};
+
+/** Runs one task of the batch (or records it as skipped or not started); never throws. */
+async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
+  const { batch, log, budget, signal, state } = context;
+  const model = batch.modelOf(task);
+  if (signal.aborted) return notStarted(task, model.name, batch.outDir);
+  const spent = budget.exhausted();
+  const skipReason =
+    state.refusedKey !== undefined
+      ? `not run: the API refused the key in task "${state.refusedKey}"; check ANTHROPIC_API_KEY`
+      : spent === undefined
+        ? undefined
+        : budget.describe(spent);
+  const detail = `${model.name}${batch.isOffline ? ", offline" : ""}, ${batch.describeWorkspace(task)}`;
+  log.onTaskStart(task.name, skipReason === undefined ? detail : "skipped");
+  const options: RunTaskOptions = {
+    task,
+    modelName: model.name,
+    model: model.client,
+    outDir: batch.outDir,
+    inPlace: batch.isInPlace,
+    offline: batch.isOffline,
+    prices: batch.prices,
+    baseEnv: batch.baseEnv,
+    sandbox: batch.sandbox,
+    signal,
+    gate: () => budget.exhausted(),
+    onEvent: (event) => {
+      if (event.type === "model_reply") {
+        const { usage } = event.reply;
+        budget.record(usage, estimateCostUsd(batch.prices, model.name, usage));
+      }
+      // A refused key fails every task alike: say it once, and start no more tasks.
+      if (event.type === "model_error" && event.category === "authentication")
+        state.refusedKey ??= task.name;
+      log.onEvent(task.name, event);
+    },
+    onCheck: (check) => log.onCheck(task.name, check),
+    ...(batch.redact === undefined ? {} : { redact: batch.redact }),
+  };
+  const summary = await (skipReason === undefined
+    ? runTask(options)
+    : skipTask(options, skipReason)
+  ).catch((error: unknown) =>
+    failed(task, model.name, batch.outDir, `internal error: ${messageOf(error)}`),
+  );
+  log.onTaskEnd(summary);
+  return summary;
+}
+
+/** A task the batch never started (cancelled first): its earlier outputs, if any, are left alone. */
+function notStarted(task: Task, model: string, outDir: string): TaskSummary {
+  return { ...failed(task, model, outDir, "cancelled before it started"), status: "cancelled" };
+}
+
+/** A summary for a task that has no run to speak of. */
+function failed(task: Task, model: string, outDir: string, error: string): TaskSummary {
+  return {
+    name: task.name,
+    taskFile: task.file,
+    status: "error",
+    error,
+    model,
+    steps: 0,
+    usage: ZERO_USAGE,
+    costUsd: null,
+    durationMs: 0,
+    finalText: "",
+    changedFiles: [],
+    workspace: task.workspace,
+    runDir: resolve(outDir, task.name),
+    patchFile: null,
+    checks: [],
+    passed: false,
+  };
+}

@@ -1,0 +1,110 @@
+import { ConfigError } from "../../errors.js";
+import { buildCommandEnv } from "../../process/command-env.js";
+import type { DivergenceReport } from "../../replay/divergence.js";
+import type { RecordedRun } from "../../replay/recorded-run.js";
+import { checkWorkspace, type ReplayKind, replayRun } from "../../replay/replay-run.js";
+import { createProgressReporter } from "../../report/progress.js";
+import type { TaskSummary } from "../../report/summary.js";
+import type { Limits, Task } from "../../task/schema.js";
+import { nonEmpty } from "../flag-values.js";
+import type { CliIo } from "../io.js";
+import { continuationModel, loadPrices } from "../models.js";
+import type { ReplayCommonArgs } from "../replay-flags.js";
+
+/** One recorded run to replay, fork or resume, and where its new run goes. */
+export type ReplayJob = {
+  kind: ReplayKind;
+  recorded: RecordedRun;
+  runDir: string;
+  untilStep: number;
+  isContinued: boolean;
+  isOffline: boolean;
+  preserve?: string[];
+  limits: Partial<Limits>;
+};
+
+/** A finished job: the new run's summary and how far its tool results matched the recording. */
+export type ReplayOutcome = { summary: TaskSummary; divergentSteps: number };
+
+/** Runs the jobs one after another, logging progress and divergences. */
+export async function runReplayJobs(
+  jobs: readonly ReplayJob[],
+  args: ReplayCommonArgs,
+  io: CliIo,
+  signal: AbortSignal,
+  task: Task | undefined,
+): Promise<ReplayOutcome[]> {
+  const prices = await loadPrices(args.pricesFile);
+  const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
+  const progress = createProgressReporter({
+    write: io.writeErr,
+    isColor: io.isColor,
+    isVerbose: args.isVerbose,
+  });
+  // Every workspace is checked before the first replay starts, so a refusal leaves nothing half done.
+  const mismatches: Array<string | undefined> = [];
+  for (const job of jobs) {
+    mismatches.push(await checkWorkspace(job.recorded, args.isChangedWorkspaceAllowed));
+  }
+  const outcomes: ReplayOutcome[] = [];
+  for (const [index, job] of jobs.entries()) {
+    const name = job.recorded.task.name;
+    const next = job.isContinued
+      ? await continuationModel({
+          recorded: job.recorded,
+          task,
+          untilStep: job.untilStep,
+          isOffline: job.isOffline,
+          model: args.model,
+          apiKey,
+          env: io.env,
+        })
+      : undefined;
+    progress.onTaskStart(
+      name,
+      `${job.kind} of ${job.recorded.path}, ${job.untilStep} recorded steps${next === undefined ? "" : `, then ${next.name}`}`,
+    );
+    const mismatch = mismatches[index];
+    if (mismatch !== undefined) io.writeErr(`[${name}] warning: ${mismatch}`);
+    const outcome = await replayRun({
+      ...job,
+      ...(job.preserve === undefined ? {} : { preserve: job.preserve }),
+      task,
+      next,
+      prices,
+      baseEnv: buildCommandEnv(io.env, apiKey),
+      signal,
+      onEvent: (event) => progress.onEvent(name, event),
+      onCheck: (check) => progress.onCheck(name, check),
+      ...(io.redact === undefined ? {} : { redact: io.redact }),
+    });
+    io.writeErr(`[${name}] ${describeDivergence(outcome.divergence)}`);
+    progress.onTaskEnd(outcome.summary);
+    outcomes.push({
+      summary: outcome.summary,
+      divergentSteps: outcome.divergence.divergentSteps.length,
+    });
+  }
+  return outcomes;
+}
+
+function describeDivergence(report: DivergenceReport): string {
+  const compared = `${report.comparedSteps} ${report.comparedSteps === 1 ? "step" : "steps"} compared`;
+  if (report.first === undefined) return `replay: no divergence (${compared})`;
+  const count = report.divergentSteps.length;
+  return `replay: diverged at step ${report.first.step} (${report.first.toolName}); ${count} of ${report.comparedSteps} steps differ\n${report.first.diff}`;
+}
+
+/** Two jobs writing the same run folder would clobber each other and count twice in a report. */
+export function refuseDuplicateRunDirs(jobs: readonly ReplayJob[]): void {
+  const seen = new Map<string, string>();
+  for (const job of jobs) {
+    const other = seen.get(job.runDir);
+    if (other !== undefined) {
+      throw new ConfigError(
+        `${job.recorded.path} and ${other} would both write ${job.runDir}; replay them one at a time, each with its own --out`,
+      );
+    }
+    seen.set(job.runDir, job.recorded.path);
+  }
+}

@@ -1,0 +1,54 @@
+import { join, resolve } from "node:path";
+import { ConfigError } from "../../errors.js";
+import { recordedRun } from "../../replay/recorded-run.js";
+import { refreshFolderReport } from "../../report/folder-report.js";
+import { TRANSCRIPT_FILE } from "../../run/run-folder.js";
+import { loadTasks } from "../../task/load-task.js";
+import { readTranscript } from "../../transcript/reader.js";
+import type { CliIo } from "../io.js";
+import { isReplaceable } from "../out-dir.js";
+import type { ReplayArgs } from "../replay-flags.js";
+import { type ReplayJob, refuseDuplicateRunDirs, runReplayJobs } from "./replay-jobs.js";
+
+/**
+ * `agent-run replay <transcripts...>`: re-run recorded runs offline and report divergences;
+ * with `--until-step K --continue`, fork them. Returns the exit code: 1 when a task did not pass,
+ * or, with `--strict`, when a replay diverged.
+ */
+export async function replayCommand(
+  args: ReplayArgs,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<number> {
+  const outDir = resolve(args.outDir);
+  const jobs: ReplayJob[] = [];
+  for (const path of args.transcripts) {
+    const recorded = recordedRun(
+      path,
+      await readTranscript(path, { isPartialLastLineDropped: true }),
+    );
+    const steps = recorded.replies.length;
+    const runDir = join(outDir, recorded.task.name);
+    if (resolve(path) === join(runDir, TRANSCRIPT_FILE) || !isReplaceable(runDir)) {
+      throw new ConfigError(
+        `${path}: --out ${outDir} would replace ${runDir}; choose another --out`,
+      );
+    }
+    jobs.push({
+      kind: args.isContinued ? "fork" : "replay",
+      recorded,
+      runDir,
+      untilStep: Math.min(args.untilStep ?? steps, steps),
+      isContinued: args.isContinued,
+      isOffline: args.isOffline,
+      limits: args.limits,
+    });
+  }
+  refuseDuplicateRunDirs(jobs);
+  const task = args.taskFile === undefined ? undefined : (await loadTasks([args.taskFile]))[0];
+  const outcomes = await runReplayJobs(jobs, args, io, signal, task);
+  io.writeOut(await refreshFolderReport(outDir));
+  io.writeOut(`outputs in ${outDir}`);
+  const isStrictFailure = args.isStrict && outcomes.some((outcome) => outcome.divergentSteps > 0);
+  return isStrictFailure || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
+}

@@ -1,0 +1,62 @@
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { ConfigError, messageOf } from "../../errors.js";
+import { buildReport, type Report } from "../../report/aggregate.js";
+import { compareReports, formatComparisonMarkdown } from "../../report/compare.js";
+import { formatJunit } from "../../report/junit.js";
+import { loadRunSummaries } from "../../report/load-runs.js";
+import { formatReportMarkdown } from "../../report/markdown.js";
+import { parseReportJson } from "../../report/read-report-json.js";
+import { reportJson } from "../../report/report-json.js";
+import { expandPatterns } from "../expand-patterns.js";
+import type { CliIo } from "../io.js";
+import type { ReportArgs } from "../report-flags.js";
+
+/**
+ * `agent-run report`: prints the Markdown report (or comparison) on stdout and writes the asked-for
+ * files. Returns 0 once everything was read, whatever the tasks' outcome; throws `ConfigError`
+ * (exit 2) for bad input.
+ */
+export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number> {
+  const onWarning = (message: string) => io.writeErr(`agent-run: warning: ${message}`);
+  if (args.mode === "compare") {
+    const base = await readReport(args.base, onWarning);
+    const next = await readReport(args.next, onWarning);
+    io.writeOut(formatComparisonMarkdown(compareReports(base, next)));
+    return 0;
+  }
+  const paths = await expandPatterns(args.patterns, "run folders");
+  const report = buildReport(await loadRunSummaries(paths, { onWarning }));
+  if (args.jsonFile !== undefined) await writeOutput("--json", args.jsonFile, reportJson(report));
+  if (args.junitFile !== undefined)
+    await writeOutput("--junit", args.junitFile, formatJunit(report));
+  io.writeOut(formatReportMarkdown(report));
+  return 0;
+}
+
+/** A comparison side: a `report.json` (or any report file) as written, else folders of runs. */
+async function readReport(path: string, onWarning: (message: string) => void): Promise<Report> {
+  const isFile = await stat(path).then(
+    (stats) => stats.isFile(),
+    () => false,
+  );
+  if (!isFile || basename(path) === "summary.json") {
+    return buildReport(await loadRunSummaries([path], { onWarning }));
+  }
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${path}: cannot read: ${messageOf(error)}`, error);
+  }
+  return parseReportJson(text, path);
+}
+
+async function writeOutput(flag: string, file: string, text: string): Promise<void> {
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, text);
+  } catch (error) {
+    throw new ConfigError(`${flag} ${file}: cannot write: ${messageOf(error)}`, error);
+  }
+}

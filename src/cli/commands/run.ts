@@ -1,0 +1,133 @@
+import { relative, resolve } from "node:path";
+import { BatchBudget } from "../../batch/batch-budget.js";
+import { createBatchLog } from "../../batch/batch-log.js";
+import { type Batch, runBatch } from "../../batch/run-batch.js";
+import { selectShard } from "../../batch/shard.js";
+import { ConfigError } from "../../errors.js";
+import { formatDuration } from "../../format.js";
+import { findPrice, type PriceTable } from "../../model/pricing.js";
+import { buildCommandEnv } from "../../process/command-env.js";
+import { writeBatchReport } from "../../report/batch-report.js";
+import type { TaskSummary } from "../../report/summary.js";
+import { loadTasks } from "../../task/load-task.js";
+import { DEFAULT_MODEL, type Task } from "../../task/schema.js";
+import { assertSandboxAvailable } from "../../tools/sandbox.js";
+import { expandPatterns } from "../expand-patterns.js";
+import { nonEmpty } from "../flag-values.js";
+import type { CliIo } from "../io.js";
+import { liveModels, loadPrices, scriptedModels } from "../models.js";
+import { prepareOutDir } from "../out-dir.js";
+import type { RunOptions } from "../run-flags.js";
+
+/** A batch's outcome: one summary per task, in task-file order. */
+export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
+
+/**
+ * `agent-run run`: validate everything first (task files, replies, key, prices, output folder),
+ * then run the tasks with bounded concurrency under the batch budget, print the report and write
+ * `report.json`. Throws `AgentRunError`s for bad input.
+ */
+export async function runCommand(
+  options: RunOptions,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<BatchResult> {
+  const batch = await prepareBatch(options, io);
+  const log = createBatchLog(io, options);
+  const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
+  const startedAt = performance.now();
+  const summaries = await runBatch(batch, log, budget, signal);
+  const wallTimeMs = performance.now() - startedAt;
+  const markdown = await writeBatchReport(batch.outDir, summaries, io.redact);
+  io.writeOut(markdown);
+  io.writeOut(
+    `wall time ${formatDuration(wallTimeMs)}; outputs in ${displayPath(batch.outDir)} (report.json)`,
+  );
+  await log.onBatchEnd(summaries, markdown, batch.outDir);
+  return { summaries, wallTimeMs };
+}
+
+async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
+  const files = await expandPatterns(options.patterns, "task files");
+  const all = (await loadTasks(files)).map((task) => applyOverrides(task, options));
+  const tasks = options.shard === undefined ? all : selectShard(all, options.shard);
+  if (options.shard !== undefined) {
+    io.writeErr(
+      `agent-run: shard ${options.shard.index}/${options.shard.count}: ${tasks.length} of ${all.length} tasks`,
+    );
+  }
+  const prices = await loadPrices(options.pricesFile);
+  const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
+  const clients = options.isOffline
+    ? await scriptedModels(tasks)
+    : liveModels(tasks.length, apiKey, io.env);
+  const nameOf = (task: Task) =>
+    options.model ?? task.model ?? nonEmpty(io.env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
+  refuseUnpricedSpendingCaps(tasks, nameOf, prices, options.budgetUsd !== undefined);
+  if (tasks.some((task) => (options.sandbox ?? task.sandbox) === "bwrap")) {
+    assertSandboxAvailable("bwrap", io.env.PATH);
+  }
+  const outDir = resolve(options.outDir);
+  for (const warning of await prepareOutDir(outDir, tasks, options))
+    io.writeErr(`agent-run: warning: ${warning}`);
+  return {
+    tasks,
+    modelOf: (task) => ({ name: nameOf(task), client: clients(task) }),
+    prices,
+    outDir,
+    baseEnv: buildCommandEnv(io.env, apiKey),
+    redact: io.redact,
+    concurrency: options.concurrency,
+    isInPlace: options.isInPlace,
+    isOffline: options.isOffline,
+    sandbox: options.sandbox,
+    describeWorkspace: (task) =>
+      options.isInPlace
+        ? `in place in ${task.workspace}`
+        : `on a copy in ${displayPath(outDir)}/${task.name}/workspace`,
+  };
+}
+
+/** Spending caps need prices: a model without one would never be stopped, so refuse up front. */
+function refuseUnpricedSpendingCaps(
+  tasks: readonly Task[],
+  nameOf: (task: Task) => string,
+  prices: PriceTable,
+  hasBatchUsdBudget: boolean,
+): void {
+  const unpriced = tasks.filter(
+    (task) =>
+      (hasBatchUsdBudget || task.limits.maxCostUsd !== undefined) &&
+      findPrice(prices, nameOf(task)) === undefined,
+  );
+  if (unpriced.length === 0) return;
+  const names = unpriced.map((task) => `${task.name} (${nameOf(task)})`).join(", ");
+  throw new ConfigError(
+    `no price is known for the model of ${names}, so a USD limit (--budget-usd, max_cost_usd) cannot be enforced; add its price with --prices FILE`,
+  );
+}
+
+/** Applies `--max-steps`, `--max-tokens`, `--timeout`, `--max-cost` and `--bash-allow/deny` to every task. */
+function applyOverrides(task: Task, options: RunOptions): Task {
+  return {
+    ...task,
+    limits: {
+      ...task.limits,
+      ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd }),
+    },
+    bash: {
+      ...task.bash,
+      allow: [...task.bash.allow, ...options.bashAllow],
+      deny: [...task.bash.deny, ...options.bashDeny],
+    },
+  };
+}
+
+/** A path for the log: relative to the current folder when below it, else absolute. */
+function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === "" ? "." : rel.startsWith("..") ? path : rel;
+}

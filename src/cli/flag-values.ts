@@ -1,0 +1,78 @@
+import { ConfigError } from "../errors.js";
+import { parseDuration } from "../task/schema-fields.js";
+
+// The value parsers every command's flags go through: yargs hands over strings, these check them
+// and say which flag is wrong and how to fix it (`ConfigError`, exit 2).
+
+/** A non-blank string flag value, else undefined. */
+export function stringFlag(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
+}
+
+/** The value, unless it is missing or blank (an empty env var counts as unset). */
+export function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+/** A repeatable string flag's values (`--redact A --redact B,C` → A, B, C), blanks dropped. */
+export function listFlag(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values
+    .flatMap((item) => String(item).split(","))
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+/** A repeatable flag whose values may hold commas (`--bash-allow 'npm *'`), blanks dropped. */
+export function patternListFlag(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.map(String).filter((item) => item.trim() !== "");
+}
+
+/** A positive integer flag, optionally at most `max`. */
+export function positiveIntFlag(flag: string, value: unknown, max?: number): number | undefined {
+  const text = stringFlag(value);
+  if (text === undefined) return undefined;
+  const number = Number(text);
+  if (!Number.isSafeInteger(number) || number <= 0) {
+    throw new ConfigError(`${flag}: expected a positive integer, got ${JSON.stringify(text)}`);
+  }
+  if (max !== undefined && number > max) {
+    throw new ConfigError(`${flag}: at most ${max.toLocaleString("en-US")}, got ${number}`);
+  }
+  return number;
+}
+
+/** A positive amount of US dollars (`0.5`, `$2`). */
+export function usdFlag(flag: string, value: unknown): number | undefined {
+  const text = stringFlag(value);
+  if (text === undefined) return undefined;
+  const amount = Number(text.replace(/^\$/, ""));
+  if (!Number.isFinite(amount) || amount <= 0) {
+    throw new ConfigError(
+      `${flag}: expected a positive amount of US dollars such as 0.5, got ${JSON.stringify(text)}`,
+    );
+  }
+  return amount;
+}
+
+/** Durations past this are refused, as in task files: a week is longer than any CI job runs. */
+const MAX_DURATION_MS = 7 * 24 * 3_600_000;
+
+/** A duration flag (`90s`, `10m`, or seconds), at most 7 days. */
+export function durationFlag(flag: string, value: unknown): number | undefined {
+  const text = stringFlag(value);
+  if (text === undefined) return undefined;
+  const ms = parseDuration(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
+  if (ms === null) {
+    throw new ConfigError(
+      `${flag}: expected a duration such as 90s, 10m or 1h, got ${JSON.stringify(text)}`,
+    );
+  }
+  if (ms > MAX_DURATION_MS) {
+    throw new ConfigError(
+      `${flag}: at most ${MAX_DURATION_MS.toLocaleString("en-US")} ms (7 days), got ${ms}`,
+    );
+  }
+  return ms;
+}

@@ -1,0 +1,160 @@
+import { parseShard, type Shard } from "../batch/shard.js";
+import { ConfigError } from "../errors.js";
+import type { CommandSpec } from "./command-spec.js";
+import {
+  durationFlag,
+  nonEmpty,
+  patternListFlag,
+  positiveIntFlag,
+  stringFlag,
+  usdFlag,
+} from "./flag-values.js";
+
+/** What `agent-run run` was asked to do, validated. */
+export type RunOptions = {
+  patterns: string[];
+  outDir: string;
+  model: string | undefined;
+  maxSteps: number | undefined;
+  maxTokens: number | undefined;
+  timeoutMs: number | undefined;
+  concurrency: number;
+  isInPlace: boolean;
+  isOffline: boolean;
+  isVerbose: boolean;
+  pricesFile: string | undefined;
+  maxCostUsd: number | undefined;
+  budgetUsd: number | undefined;
+  budgetTokens: number | undefined;
+  shard: Shard | undefined;
+  sandbox: "none" | "bwrap" | undefined;
+  /** Added to every task's bash.allow / bash.deny. */
+  bashAllow: string[];
+  bashDeny: string[];
+};
+
+export const DEFAULT_OUT_DIR = "agent-runs";
+export const DEFAULT_CONCURRENCY = 4;
+
+/** What `--help` says of the exit codes; README's table says the same. */
+export const RUN_EXIT_CODES =
+  "Exit codes: 0 every task passed (completed and its checks passed), 1 a task did not, 2 bad usage or input, 3 internal error, 130/143 interrupted.";
+
+/** The run command's flags, as a table yargs reads (descriptions show in `--help`). */
+const RUN_FLAGS = {
+  out: {
+    alias: "o",
+    type: "string",
+    default: DEFAULT_OUT_DIR,
+    describe: "Folder for the run outputs (one sub-folder per task)",
+  },
+  model: {
+    alias: "m",
+    type: "string",
+    describe: "Model id for every task (else the task's, then ANTHROPIC_MODEL)",
+  },
+  "max-steps": { type: "string", describe: "Override every task's limits.max_steps (model calls)" },
+  "max-tokens": {
+    type: "string",
+    describe: "Override every task's limits.max_tokens (total tokens)",
+  },
+  timeout: { type: "string", describe: "Override every task's limits.timeout (e.g. 90s, 10m)" },
+  concurrency: {
+    alias: "j",
+    type: "string",
+    default: String(DEFAULT_CONCURRENCY),
+    describe: "Tasks run at once",
+  },
+  "in-place": {
+    type: "boolean",
+    default: false,
+    describe: "Work on the task's workspace itself instead of a copy",
+  },
+  offline: {
+    type: "boolean",
+    default: false,
+    describe: "Play each task's scripted replies instead of calling the API",
+  },
+  verbose: {
+    alias: "v",
+    type: "boolean",
+    default: false,
+    describe: "Also log the model's text and tool errors",
+  },
+  prices: {
+    type: "string",
+    describe: "JSON file of model prices (USD per million tokens) to add or override",
+  },
+  "max-cost": { type: "string", describe: "Override every task's limits.max_cost_usd (USD)" },
+  "budget-usd": {
+    type: "string",
+    describe:
+      "Cap the whole batch's spend in USD: then no task starts, running tasks stop (status budget)",
+  },
+  "budget-tokens": { type: "string", describe: "Cap the whole batch's tokens, like --budget-usd" },
+  "bash-allow": {
+    type: "string",
+    describe: "Add a command pattern to every task's bash.allow (repeatable; e.g. 'npm *')",
+  },
+  "bash-deny": {
+    type: "string",
+    describe: "Add a command pattern to every task's bash.deny (repeatable; e.g. '*git push*')",
+  },
+  sandbox: {
+    type: "string",
+    choices: ["none", "bwrap"],
+    describe:
+      "Run bash commands under bubblewrap (bwrap) or not, for every task (overrides the task's sandbox)",
+  },
+  redact: {
+    type: "string",
+    describe: "Also hide the values of these environment variables in every output (repeatable)",
+  },
+  shard: {
+    type: "string",
+    describe: "Run only part I of N of the tasks (I/N, e.g. 2/3), the same on every machine",
+  },
+} as const;
+
+/** `agent-run run`, also the default command (`agent-run tasks/*.yaml`). */
+export const RUN_COMMAND: CommandSpec = {
+  command: ["run <tasks..>", "$0 <tasks..>"],
+  describe: "Run tasks (the default command)",
+  flags: RUN_FLAGS,
+  examples: [
+    ["$0 'tasks/*.yaml'", "run every task in tasks/ against the API"],
+    ["$0 --offline 'tasks/*.yaml'", "play the tasks' scripted replies, no key or network needed"],
+  ],
+  epilogue: RUN_EXIT_CODES,
+};
+
+/** Validates the raw flag values; problems are `ConfigError`s naming the flag and the fix. */
+export function parseRunOptions(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): RunOptions {
+  const patterns = Array.isArray(raw.tasks) ? raw.tasks.map(String) : [];
+  if (patterns.length === 0)
+    throw new ConfigError("no task files given; usage: agent-run [run] <task files or globs...>");
+  const shard = stringFlag(raw.shard);
+  return {
+    patterns,
+    outDir: stringFlag(raw.out) ?? DEFAULT_OUT_DIR,
+    model: stringFlag(raw.model),
+    maxSteps: positiveIntFlag("--max-steps", raw["max-steps"], 100_000),
+    maxTokens: positiveIntFlag("--max-tokens", raw["max-tokens"], 10_000_000_000),
+    timeoutMs: durationFlag("--timeout", raw.timeout),
+    concurrency: positiveIntFlag("--concurrency", raw.concurrency) ?? DEFAULT_CONCURRENCY,
+    isInPlace: raw["in-place"] === true,
+    isOffline: raw.offline === true,
+    isVerbose: raw.verbose === true,
+    pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),
+    maxCostUsd: usdFlag("--max-cost", raw["max-cost"]),
+    budgetUsd: usdFlag("--budget-usd", raw["budget-usd"]),
+    budgetTokens: positiveIntFlag("--budget-tokens", raw["budget-tokens"]),
+    shard: shard === undefined ? undefined : parseShard(shard),
+    sandbox: raw.sandbox === "bwrap" || raw.sandbox === "none" ? raw.sandbox : undefined,
+    bashAllow: patternListFlag(raw["bash-allow"]),
+    bashDeny: patternListFlag(raw["bash-deny"]),
+  };
+}

@@ -1,0 +1,36 @@
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/**
+ * The real path of `path` even when its tail does not exist yet: the nearest existing ancestor is
+ * resolved (symlinks, /tmp → /private/tmp) and the missing rest appended, so paths compare reliably.
+ */
+export function resolveRealPath(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch (error) {
+    const parent = dirname(absolute);
+    if (parent === absolute || !isMissing(error)) throw error;
+    return join(resolveRealPath(parent), basename(absolute));
+  }
+}
+
+/** The real path of `path`, or `path` made absolute when it cannot be resolved (it may not exist yet). */
+export function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** True when `child` is `parent` itself or lies below it (both already resolved). */
+export function isSameOrInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!isAbsolute(rel) && rel.split(sep)[0] !== "..");
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof Error && "code" in error && error.code === "ENOENT";
+}

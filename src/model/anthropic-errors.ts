@@ -1,0 +1,176 @@
+import type { Middleware } from "@anthropic-ai/sdk";
+import {
+  APIConnectionError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  OverloadedError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestTimeoutError,
+  UnprocessableEntityError,
+} from "@anthropic-ai/sdk/error";
+import { messageOf } from "../errors.js";
+import {
+  type CompleteOptions,
+  ModelError,
+  type ModelErrorCategory,
+  type RetryNotice,
+} from "./model-client.js";
+
+// How the Anthropic SDK's failures are told apart: by its own error classes, and for an error
+// event inside a reply stream (no HTTP status), by the API's error type.
+
+/** The error types of the Messages API's error events, as categories. */
+const STREAM_ERROR_TYPES: Readonly<Record<string, ModelErrorCategory>> = {
+  overloaded_error: "overloaded",
+  rate_limit_error: "rate_limit",
+  api_error: "server_error",
+  authentication_error: "authentication",
+  permission_error: "authentication",
+  not_found_error: "not_found",
+  invalid_request_error: "invalid_request",
+};
+
+/** What kind of failure an SDK error is. */
+export function categoryOf(error: unknown): ModelErrorCategory {
+  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
+    return "authentication";
+  }
+  if (error instanceof RateLimitError) return "rate_limit";
+  if (error instanceof OverloadedError) return "overloaded";
+  if (error instanceof InternalServerError) return "server_error";
+  if (error instanceof APIConnectionError) return "connection";
+  if (error instanceof NotFoundError) return "not_found";
+  if (error instanceof BadRequestError || error instanceof UnprocessableEntityError) {
+    return "invalid_request";
+  }
+  if (error instanceof APIError && error.status === undefined) {
+    return STREAM_ERROR_TYPES[apiErrorType(error) ?? ""] ?? "unknown";
+  }
+  return "unknown";
+}
+
+/** Whether trying again may help: the kinds the SDK itself retries. */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof RequestTimeoutError || error instanceof ConflictError) return true;
+  const category = categoryOf(error);
+  return (
+    category === "rate_limit" ||
+    category === "overloaded" ||
+    category === "server_error" ||
+    category === "connection"
+  );
+}
+
+/**
+ * A reply stream that broke off after it started: a dropped connection, a stream cut short, or an
+ * error event such as overloaded_error. The SDK does not retry these; the adapter does.
+ */
+export function isStreamBreak(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  if (error instanceof APIError) return isRetryable(error);
+  return error instanceof Error;
+}
+
+/** Reports each failed attempt the SDK is about to retry. */
+export function retryReporter(maxRetries: number, options: CompleteOptions): Middleware {
+  return async (request, next) => {
+    const attempt = Number(request.headers.get("x-stainless-retry-count") ?? "0");
+    const willRetry = () => attempt < maxRetries && !options.signal.aborted;
+    const report = (notice: Omit<RetryNotice, "attempt" | "maxRetries">) =>
+      options.onRetry?.({ attempt: attempt + 1, maxRetries, ...notice });
+    let response: Response;
+    try {
+      response = await next(request);
+    } catch (error) {
+      if (willRetry()) report({ status: null, delayMs: null, error: messageOf(error) });
+      throw error;
+    }
+    if (!response.ok && willRetry() && isRetriedBySdk(response)) {
+      report({
+        status: response.status,
+        delayMs: retryDelayMs(response.headers),
+        error: response.statusText || `HTTP ${response.status}`,
+      });
+    }
+    return response;
+  };
+}
+
+/** The SDK's own choice for a failed response: the server's `x-should-retry`, else its class. */
+function isRetriedBySdk(response: Response): boolean {
+  const header = response.headers.get("x-should-retry");
+  if (header === "true") return true;
+  if (header === "false") return false;
+  return isRetryable(APIError.generate(response.status, undefined, undefined, response.headers));
+}
+
+function retryDelayMs(headers: Headers): number | null {
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (!Number.isNaN(ms)) return ms;
+  const seconds = Number.parseFloat(headers.get("retry-after") ?? "");
+  return Number.isNaN(seconds) ? null : seconds * 1_000;
+}
+
+/** Maps SDK failures onto `ModelError`; an abort is rethrown as the signal's reason. */
+export function toModelError(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || error instanceof APIUserAbortError) return signal.reason ?? error;
+  const category = categoryOf(error);
+  const retryable = isRetryable(error);
+  if (error instanceof APIConnectionError) {
+    return new ModelError(`could not reach the model API: ${error.message}`, {
+      category,
+      isRetryable: retryable,
+      cause: error,
+    });
+  }
+  if (error instanceof APIError) {
+    return new ModelError(describeApiError(error, category), {
+      status: error.status ?? null,
+      category,
+      isRetryable: retryable,
+      cause: error,
+    });
+  }
+  return new ModelError(`model call failed: ${messageOf(error)}`, { cause: error });
+}
+
+function describeApiError(error: APIError, category: ModelErrorCategory): string {
+  const hint =
+    error instanceof AuthenticationError
+      ? " (check ANTHROPIC_API_KEY)"
+      : category === "not_found"
+        ? " (check the model name and ANTHROPIC_BASE_URL)"
+        : "";
+  return `model API error ${error.status ?? ""}: ${apiErrorMessage(error)}${hint}`
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The API's error body (`{"error": {"type", "message"}}`), when it has that shape. */
+function apiErrorBody(error: APIError): { type?: string; message?: string } | undefined {
+  const body: unknown = error.error;
+  if (typeof body !== "object" || body === null || !("error" in body)) return undefined;
+  const inner: unknown = body.error;
+  if (typeof inner !== "object" || inner === null) return undefined;
+  return {
+    ...("type" in inner && typeof inner.type === "string" ? { type: inner.type } : {}),
+    ...("message" in inner && typeof inner.message === "string" ? { message: inner.message } : {}),
+  };
+}
+
+function apiErrorType(error: APIError): string | undefined {
+  return apiErrorBody(error)?.type;
+}
+
+/** The API's own words from an error body, else the SDK's message. */
+function apiErrorMessage(error: APIError): string {
+  const body = apiErrorBody(error);
+  if (body?.message === undefined) return error.message;
+  return `${body.message}${body.type === undefined ? "" : ` (${body.type})`}`;
+}

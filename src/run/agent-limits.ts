@@ -1,0 +1,76 @@
+import type { LimitHit } from "../agent/budget.js";
+import type { AgentEvent, RunResult } from "../agent/events.js";
+import { runAgent } from "../agent/run-agent.js";
+import type { ModelClient } from "../model/model-client.js";
+import { estimateCostUsd, type PriceTable } from "../model/pricing.js";
+import type { Task } from "../task/schema.js";
+import { MAX_TIMER_MS } from "../timer.js";
+import { createTools } from "../tools/index.js";
+import type { Sandbox } from "../tools/sandbox.js";
+
+/** What the loop needs from a task run. */
+export type AgentSetup = {
+  task: Task;
+  modelName: string;
+  model: ModelClient;
+  system: string;
+  prices: PriceTable;
+  /** The complete environment of the agent's commands (see `taskCommandEnv`). */
+  commandEnv: Record<string, string>;
+  sandbox: Sandbox;
+  /** The batch's cancellation; a reason of "timeout" ends the run as a timeout (a replay's). */
+  signal: AbortSignal;
+  /** A limit from outside the task (the batch budget), asked before each model call. */
+  gate?: (() => LimitHit | undefined) | undefined;
+};
+
+/**
+ * Runs the loop in `workspaceRoot` with the task's wall-clock timeout, the batch's cancellation
+ * and `stop` (the transcript could not be written) folded into one signal.
+ */
+export async function runAgentWithLimits(
+  setup: AgentSetup,
+  workspaceRoot: string,
+  onEvent: (event: AgentEvent) => void,
+  stop: AbortSignal,
+): Promise<RunResult> {
+  const { task } = setup;
+  const controller = new AbortController();
+  const cancel = () =>
+    controller.abort(setup.signal.reason === "timeout" ? "timeout" : "cancelled");
+  if (setup.signal.aborted || stop.aborted) cancel();
+  setup.signal.addEventListener("abort", cancel, { once: true });
+  stop.addEventListener("abort", cancel, { once: true });
+  const timer = setTimeout(
+    () => controller.abort("timeout"),
+    Math.min(task.limits.timeoutMs, MAX_TIMER_MS),
+  );
+  try {
+    return await runAgent({
+      model: setup.model,
+      modelName: setup.modelName,
+      system: setup.system,
+      prompt: task.prompt,
+      tools: createTools(task.tools, {
+        bash: {
+          timeoutMs: task.bash.timeoutMs,
+          env: setup.commandEnv,
+          policy: { allow: task.bash.allow, deny: task.bash.deny },
+          maxOutputChars: task.bash.maxOutputChars,
+          maxRecordedChars: task.bash.maxRecordedChars,
+          sandbox: setup.sandbox,
+        },
+      }),
+      limits: task.limits,
+      workspaceRoot,
+      signal: controller.signal,
+      onEvent,
+      costOf: (usage) => estimateCostUsd(setup.prices, setup.modelName, usage),
+      ...(setup.gate === undefined ? {} : { gate: setup.gate }),
+    });
+  } finally {
+    clearTimeout(timer);
+    setup.signal.removeEventListener("abort", cancel);
+    stop.removeEventListener("abort", cancel);
+  }
+}

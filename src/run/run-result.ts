@@ -1,0 +1,66 @@
+import type { RunResult, RunStatus } from "../agent/events.js";
+import { ZERO_USAGE } from "../model/model-client.js";
+import type { TaskSummary } from "../report/summary.js";
+import type { Task } from "../task/schema.js";
+import type { RunOrigin } from "../transcript/init-line.js";
+
+// How a run's outcome is worked out from what its steps left: the agent's result, agent-run's
+// own problems, and what the run produced.
+
+/** The run's result, or an `error` result when the run could not start or finish. */
+export function finalResult(
+  result: RunResult | undefined,
+  problems: readonly string[],
+  elapsedMs: number,
+): RunResult {
+  if (problems.length === 0 && result !== undefined) return result;
+  const base = result ?? emptyResult("error", undefined, elapsedMs);
+  const errors = [base.error, ...problems].filter((text): text is string => text !== undefined);
+  return { ...base, status: "error", error: errors.join("; ") };
+}
+
+/** A result for a run that made no model call. */
+export function emptyResult(
+  status: RunStatus,
+  error: string | undefined,
+  elapsedMs: number,
+): RunResult {
+  return {
+    status,
+    steps: 0,
+    usage: ZERO_USAGE,
+    finalText: "",
+    stopReason: null,
+    durationMs: Math.round(elapsedMs),
+    apiDurationMs: 0,
+    error,
+  };
+}
+
+/** What a run produced beside its result, for the summary. */
+type Produced = Pick<
+  TaskSummary,
+  "changedFiles" | "costUsd" | "workspace" | "runDir" | "patchFile" | "checks"
+>;
+
+/** The task's summary: `summary.json` and the final table. Passed: completed, every check passed. */
+export function toSummary(
+  options: { task: Task; modelName: string; origin?: RunOrigin | undefined },
+  final: RunResult,
+  produced: Produced,
+): TaskSummary {
+  return {
+    name: options.task.name,
+    taskFile: options.task.file,
+    status: final.status,
+    error: final.error,
+    model: options.modelName,
+    steps: final.steps,
+    usage: final.usage,
+    durationMs: final.durationMs,
+    finalText: final.finalText,
+    ...produced,
+    passed: final.status === "completed" && produced.checks.every((check) => check.passed),
+    origin: options.origin,
+  };
+}

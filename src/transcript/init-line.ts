@@ -1,0 +1,128 @@
+import type { Check } from "../checks/types.js";
+import type { Limits } from "../task/schema.js";
+import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
+
+/** The resolved task as the init line records it. */
+export type InitInfo = {
+  agentRunVersion: string;
+  model: string;
+  system: string;
+  tools: readonly string[];
+  task: {
+    name: string;
+    file: string;
+    prompt: string;
+    system: string | undefined;
+    limits: Limits;
+    bash: {
+      timeoutMs: number;
+      env: Readonly<Record<string, string>>;
+      allow: readonly string[];
+      deny: readonly string[];
+      maxOutputChars: number;
+      maxRecordedChars: number;
+    };
+    sandbox: string;
+    replies: string | undefined;
+    checks: readonly Check[];
+  };
+  workspace: { source: string; path: string; inPlace: boolean; contentHash: string | null };
+  offline: boolean;
+  /** Where a replayed, forked or resumed run comes from. */
+  origin: RunOrigin | undefined;
+};
+
+/** The run a replay, fork or resume started from. */
+export type RunOrigin = {
+  kind: "replay" | "fork" | "resume";
+  transcript: string;
+  sessionId: string;
+  /** Steps taken from the recorded run. */
+  steps: number;
+};
+
+/** The first line: Claude Code's `system`/`init` plus our version and the resolved task. */
+export function initLine(info: InitInfo): InitLineShape {
+  const { task } = info;
+  return {
+    type: "system",
+    subtype: "init",
+    schema_version: TRANSCRIPT_VERSION,
+    agent_run_version: info.agentRunVersion,
+    cwd: info.workspace.path,
+    model: info.model,
+    tools: [...info.tools],
+    task: {
+      name: task.name,
+      file: task.file,
+      prompt: task.prompt,
+      system: info.system,
+      extra_system: task.system ?? null,
+      model: info.model,
+      limits: {
+        max_steps: task.limits.maxSteps,
+        max_tokens: task.limits.maxTokens,
+        max_output_tokens: task.limits.maxOutputTokens,
+        timeout_ms: task.limits.timeoutMs,
+        max_cost_usd: task.limits.maxCostUsd ?? null,
+        max_repeated_calls: task.limits.maxRepeatedCalls,
+        max_context_tokens: task.limits.maxContextTokens,
+      },
+      tools: info.tools,
+      bash: {
+        timeout_ms: task.bash.timeoutMs,
+        env: task.bash.env,
+        allow: task.bash.allow,
+        deny: task.bash.deny,
+        max_output: task.bash.maxOutputChars,
+        max_recorded_output: task.bash.maxRecordedChars,
+      },
+      sandbox: task.sandbox,
+      replies: task.replies ?? null,
+      checks: task.checks.map(checkJson),
+      workspace: {
+        source: info.workspace.source,
+        path: info.workspace.path,
+        in_place: info.workspace.inPlace,
+        content_hash: info.workspace.contentHash,
+      },
+      offline: info.offline,
+    },
+    ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+  };
+}
+
+/** The origin as the init line and `summary.json` record it. */
+export function originLine(origin: RunOrigin): Record<string, unknown> {
+  return {
+    kind: origin.kind,
+    transcript: origin.transcript,
+    session_id: origin.sessionId,
+    steps: origin.steps,
+  };
+}
+
+/** A resolved check in the init line's snake_case (its task-file line included). */
+export function checkJson(check: Check): Record<string, unknown> {
+  switch (check.kind) {
+    case "run":
+      return {
+        kind: check.kind,
+        name: check.name,
+        line: check.line,
+        command: check.command,
+        timeout_ms: check.timeoutMs,
+      };
+    case "changed_files":
+      return {
+        kind: check.kind,
+        name: check.name,
+        line: check.line,
+        only: check.only ?? null,
+        must: check.must ?? null,
+        max: check.max ?? null,
+      };
+    default:
+      return { ...check };
+  }
+}

@@ -1,0 +1,128 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { XMLValidator } from "fast-xml-parser";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import yargs from "yargs";
+import { reportCommand } from "../../../src/cli/commands/report.js";
+import { parseReportArgs, REPORT_COMMAND, type ReportArgs } from "../../../src/cli/report-flags.js";
+import { ConfigError } from "../../../src/errors.js";
+import { writeMixedShards } from "../../helpers/report-fixtures.js";
+import { recordingIo } from "../../helpers/run-summaries.js";
+
+let tmp: string;
+let shards: [string, string];
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), "agent-run-report-cmd-"));
+  shards = await writeMixedShards(tmp);
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** Parses argv the way main.ts does: a default run command beside `report`. */
+async function parse(argv: string[]): Promise<{ command: string; args: ReportArgs }> {
+  let command = "run";
+  const raw = await yargs(argv)
+    .command("$0 <tasks..>", "run")
+    .command(
+      REPORT_COMMAND.command,
+      REPORT_COMMAND.describe,
+      (y) =>
+        y.positional("runs", REPORT_COMMAND.positionals?.runs ?? {}).options(REPORT_COMMAND.flags),
+      () => {
+        command = "report";
+      },
+    )
+    .strict()
+    .exitProcess(false)
+    .fail((message) => {
+      throw new ConfigError(message);
+    })
+    .parseAsync();
+  return { command, args: parseReportArgs(raw) };
+}
+
+describe("agent-run report", () => {
+  test("yargs picks it over the default run command and reads its flags", async () => {
+    expect(await parse(["report", "a", "b/*", "--json", "r.json", "--junit", "j.xml"])).toEqual({
+      command: "report",
+      args: { mode: "report", patterns: ["a", "b/*"], jsonFile: "r.json", junitFile: "j.xml" },
+    });
+    expect(await parse(["report", "--compare", "old", "new"])).toEqual({
+      command: "report",
+      args: { mode: "compare", base: "old", next: "new" },
+    });
+  });
+
+  test("refuses no folders, --compare without two reports, and --compare with --json", async () => {
+    await expect(parse(["report"])).rejects.toThrow(/no run folders given/);
+    await expect(parse(["report", "--compare", "old"])).rejects.toThrow(
+      "--compare takes two reports, BASE and NEW, got 1",
+    );
+    await expect(parse(["report", "--compare", "a", "b", "--json", "x"])).rejects.toThrow(
+      /drop them with --compare/,
+    );
+  });
+
+  test("exits 0 with failed tasks, prints the table and writes --json and --junit", async () => {
+    const io = recordingIo();
+    const jsonFile = join(tmp, "out", "report.json");
+    const junitFile = join(tmp, "out", "junit.xml");
+    const code = await reportCommand(
+      { mode: "report", patterns: [join(tmp, "shard-*")], jsonFile, junitFile },
+      io,
+    );
+
+    expect(code).toBe(0);
+    expect(io.out.join("\n")).toContain("1/3 passed (33.3%), 7,000 tokens, $0.0334");
+    expect(JSON.parse(await readFile(jsonFile, "utf8")).totals).toMatchObject({
+      tasks: 3,
+      passed: 1,
+    });
+    expect(XMLValidator.validate(await readFile(junitFile, "utf8"))).toBe(true);
+  });
+
+  test("a glob that matches no folder is a ConfigError (exit 2)", async () => {
+    const pattern = join(tmp, "nothing-*");
+    const run = reportCommand(
+      { mode: "report", patterns: [pattern], jsonFile: undefined, junitFile: undefined },
+      recordingIo(),
+    );
+
+    await expect(run).rejects.toThrow(
+      `${pattern}: matched no run folders; check the path and the quotes`,
+    );
+    await expect(run).rejects.toHaveProperty("exitCode", 2);
+  });
+
+  test("--compare reads a report.json on one side and run folders on the other", async () => {
+    const jsonFile = join(tmp, "base.json");
+    await reportCommand(
+      { mode: "report", patterns: [shards[0]], jsonFile, junitFile: undefined },
+      recordingIo(),
+    );
+    const io = recordingIo();
+    const code = await reportCommand(
+      { mode: "compare", base: jsonFile, next: join(tmp, "shard-2") },
+      io,
+    );
+
+    expect(code).toBe(0);
+    expect(io.out.join("\n")).toMatch(
+      /^1\/2 → 0\/1 passed: 0 pass → fail, 0 fail → pass, 1 new, 2 missing\n\nNew tasks \(1\):\n- beta\n/,
+    );
+    // beta has no price: the total cost is unknown, not $0.
+    expect(io.out.join("\n")).toMatch(/\| total \| 1\/2 → 0\/1 \|.*\| \$0\.0334 → - \|$/);
+  });
+
+  test("--compare refuses a report.json newer than it understands", async () => {
+    const file = join(tmp, "future.json");
+    await writeFile(file, JSON.stringify({ schema_version: 9, tasks: [] }));
+    const run = reportCommand({ mode: "compare", base: file, next: shards[0] }, recordingIo());
+
+    await expect(run).rejects.toThrow(
+      `${file}: schema_version 9 is newer than this agent-run understands (1)`,
+    );
+  });
+});

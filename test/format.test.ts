@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { formatCount } from "../src/format.js";
+
+describe("formatCount", () => {
+  it("writes numbers as toLocaleString('en-US') does", () => {
+    const values = [
+      0,
+      7,
+      999,
+      1_000,
+      12_345,
+      699,
+      1_000_000,
+      441_357,
+      123_456_789_012,
+      -5,
+      -12_345,
+      0.5,
+      1.25,
+      1_234.5678,
+      999.9996,
+      -0.0001,
+      2 ** 53,
+      1e21,
+      -0,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ];
+    for (const value of values) {
+      expect(formatCount(value), String(value)).toBe(value.toLocaleString("en-US"));
+    }
+  });
+});
