@@ -55,28 +55,9 @@ function readStatus(pid) {
 }
 
 /**
- * agent-run's spawn helpers, if `pid` has started any: its children running `node ... -e` (see
- * src/process/helper-source.ts). Needs /proc/<pid>/task/<pid>/children (Linux).
- */
-function findSpawnHelpers(pid) {
-  const found = [];
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ");
-    for (const child of children.filter(Boolean)) {
-      const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
-      if (argv[0] === process.execPath && argv.includes("-e")) found.push(Number(child));
-    }
-  } catch {
-    // Gone, or no /proc.
-  }
-  return found;
-}
-
-/**
  * Runs `node <args>` and measures it. `launchedAt` is taken just before spawn, `exitedAt` at the
  * 'exit' event (both performance.now() of this process, the mock's clock too).
- * Options: env, cwd, memory (preload the VmHWM-at-exit hook and sample /proc every `sampleMs`;
- * the spawn helpers' peaks, when there are any, are sampled too and counted in `peakRssKb`),
+ * Options: env, cwd, memory (preload the VmHWM-at-exit hook and sample /proc every `sampleMs`),
  * onSample(sample) for each sample, timeoutMs (kill after).
  */
 export function runNode(args, options = {}) {
@@ -114,16 +95,8 @@ export function runNode(args, options = {}) {
     let sampledHwmKb = 0;
     let sampledRssKb = 0;
     let sampler = null;
-    // Each helper's highest VmHWM seen (they live as long as agent-run).
-    const helperHwms = new Map();
-    let helperHwmKb = 0;
     if (options.memory) {
       const sample = () => {
-        for (const pid of findSpawnHelpers(child.pid)) {
-          const hwmKb = readStatus(pid)?.hwmKb ?? 0;
-          helperHwms.set(pid, Math.max(helperHwms.get(pid) ?? 0, hwmKb));
-        }
-        helperHwmKb = [...helperHwms.values()].reduce((sum, kb) => sum + kb, 0);
         const status = readStatus(child.pid);
         if (status === null) return;
         if (status.hwmKb !== null) sampledHwmKb = Math.max(sampledHwmKb, status.hwmKb);
@@ -174,12 +147,9 @@ export function runNode(args, options = {}) {
         signal,
         stdout: Buffer.concat(stdout).toString("utf8"),
         stderr: Buffer.concat(stderr).toString("utf8"),
-        // VmHWM read by the process itself at exit (else the highest VmHWM sampled), plus the
-        // spawn helpers' sampled VmHWMs: the sum of the peaks, an upper bound of their peak together.
-        peakRssKb: ownPeakKb === null ? null : ownPeakKb + helperHwmKb,
-        ownPeakRssKb: ownPeakKb,
-        helperPeakRssKb: helperHwmKb || null,
-        peakRssSource: `${exitHwmKb !== null ? "VmHWM at exit" : "sampled /proc every 10 ms"}${helperHwmKb ? `, + spawn helpers ${(helperHwmKb / 1024).toFixed(1)} MB (${helperHwms.size})` : ""}`,
+        // VmHWM read by the process itself at exit, else the highest VmHWM sampled.
+        peakRssKb: ownPeakKb,
+        peakRssSource: exitHwmKb !== null ? "VmHWM at exit" : "sampled /proc every 10 ms",
         sampledHwmKb: sampledHwmKb || null,
       });
     });

@@ -4,7 +4,6 @@ import {
   type ModelClient,
   ModelError,
   type ModelReply,
-  type ToolResultBlock,
   type ToolSpec,
   type ToolUseBlock,
   textOf,
@@ -13,8 +12,8 @@ import type { Tool } from "../tools/define-tool.js";
 import { Budget, type BudgetLimits, type CostOf, type LimitHit } from "./budget.js";
 import { fitContext, messageChars } from "./context.js";
 import type { AgentEvent, RunResult, RunStatus } from "./events.js";
-import { describeLimit, stableJson } from "./limit-text.js";
-import { runToolCall } from "./run-tool-call.js";
+import { describeLimit } from "./limit-text.js";
+import { type LoopGuard, runToolCalls } from "./tool-calls.js";
 
 /** The reason a run's abort signal carries; anything else counts as a cancellation. */
 export type AbortReason = "timeout" | "cancelled";
@@ -41,6 +40,11 @@ export type RunAgentOptions = {
   costOf?: CostOf;
   /** Asked before each model call: a limit outside the task (a batch budget) that stops it. */
   gate?: () => LimitHit | undefined;
+  /**
+   * Settles once the workspace may be changed (its starting snapshot is taken); tools wait for
+   * it, model calls don't. A rejection ends the run with `error`.
+   */
+  ready?: Promise<void>;
 };
 
 /** What the loop keeps between turns. */
@@ -55,9 +59,7 @@ type RunState = {
   lastReply: ModelReply | undefined;
   /** The conversation's size in characters, with the system prompt and tools, for the context budget. */
   contextChars: number;
-  /** The loop guard's memory: the last tool call and how many times in a row it came. */
-  lastCallKey: string | undefined;
-  repeats: number;
+  guard: LoopGuard;
 };
 
 /** Told to the model when its reply hit `max_output_tokens` before it finished. */
@@ -83,8 +85,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     startedAt: performance.now(),
     apiDurationMs: 0,
     lastReply: undefined,
-    lastCallKey: undefined,
-    repeats: 0,
+    guard: { lastCallKey: undefined, repeats: 0 },
     contextChars:
       options.system.length +
       JSON.stringify(options.tools.map((tool) => tool.inputSchema)).length +
@@ -115,16 +116,31 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
 
   const calls = reply.content.filter(isToolUse);
   if (calls.length === 0) return afterFinalReply(state, reply);
-  const { results, loop } = await runToolCalls(
-    state,
+  const notReady = await waitUntilReady(options.ready);
+  if (notReady !== undefined) return end(state, "error", notReady);
+  const { results, loop } = await runToolCalls(calls, reply.stopReason === "max_tokens", {
     step,
-    calls,
-    reply.stopReason === "max_tokens",
-  );
+    toolsByName: state.toolsByName,
+    workspaceRoot: options.workspaceRoot,
+    signal: options.signal,
+    onEvent: options.onEvent,
+    guard: state.guard,
+    maxRepeatedCalls: options.limits.maxRepeatedCalls,
+  });
   if (loop !== undefined) return endAtLimit(state, loop, step);
   if (options.signal.aborted) return endAborted(state);
   push(state, { role: "user", content: results });
   return undefined;
+}
+
+/** Waits for the workspace; the reason it never became ready, if so. */
+async function waitUntilReady(ready: Promise<void> | undefined): Promise<string | undefined> {
+  try {
+    await ready;
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /** Appends a message, keeping the conversation's size up to date. */
@@ -200,59 +216,6 @@ function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefi
     default:
       return end(state, "completed");
   }
-}
-
-/** Runs the calls in order; a call cut off by the output limit is answered, not run. */
-async function runToolCalls(
-  state: RunState,
-  step: number,
-  calls: readonly ToolUseBlock[],
-  isLastCutOff: boolean,
-): Promise<{ results: ToolResultBlock[]; loop: LimitHit | undefined }> {
-  const { options } = state;
-  const results: ToolResultBlock[] = [];
-  for (const [index, call] of calls.entries()) {
-    if (options.signal.aborted) break;
-    const loop = noteRepeat(state, call);
-    if (loop !== undefined) return { results, loop };
-    const startedAt = performance.now();
-    const result =
-      isLastCutOff && index === calls.length - 1
-        ? {
-            content: `${call.name}: this call was cut off at the output token limit, so it was not run; send it again, smaller`,
-            isError: true,
-          }
-        : await runToolCall(call, state.toolsByName, options.workspaceRoot, options.signal);
-    const block: ToolResultBlock = {
-      type: "tool_result",
-      tool_use_id: call.id,
-      content: result.content,
-      ...(result.isError ? { is_error: true } : {}),
-    };
-    results.push(block);
-    options.onEvent({
-      type: "tool_result",
-      step,
-      toolName: call.name,
-      input: call.input,
-      block,
-      durationMs: Math.round(performance.now() - startedAt),
-      exitCode: "exitCode" in result ? result.exitCode : undefined,
-      recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
-    });
-  }
-  return { results, loop: undefined };
-}
-
-/** The loop guard: the same call with the same input `maxRepeatedCalls` times in a row stops the run. */
-function noteRepeat(state: RunState, call: ToolUseBlock): LimitHit | undefined {
-  const max = state.options.limits.maxRepeatedCalls;
-  const key = `${call.name} ${stableJson(call.input)}`;
-  state.repeats = key === state.lastCallKey ? state.repeats + 1 : 1;
-  state.lastCallKey = key;
-  return max !== undefined && state.repeats >= max
-    ? { limit: "loop", used: state.repeats, max }
-    : undefined;
 }
 
 function end(state: RunState, status: RunStatus, error?: string): RunResult {

@@ -4,7 +4,8 @@ import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
 import { estimateCostUsd, type PriceTable } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
-import { type RunTaskOptions, runTask, skipTask } from "../run/run-task.js";
+import type { RunTaskOptions } from "../run/run-options.js";
+import { runTask, skipTask } from "../run/run-task.js";
 import type { Task } from "../task/schema.js";
 import type { Sandbox } from "../tools/sandbox.js";
 import type { BatchBudget } from "./batch-budget.js";
@@ -40,8 +41,12 @@ export async function runBatch(
 ): Promise<TaskSummary[]> {
   // The first task whose API key was refused (401/403): later tasks are not started.
   const state: { refusedKey?: string } = {};
-  return mapWithConcurrency(batch.tasks, batch.concurrency, (task) =>
-    runOne(task, { batch, log, budget, signal, state }),
+  // A task's place goes to the next one once its work is done, while it writes its changes and
+  // summary. Not in place, where the next task would change the workspace it still reads, nor one
+  // at a time, whose log shows each task whole.
+  const isOverlapping = !batch.isInPlace && batch.concurrency > 1;
+  return mapWithConcurrency(batch.tasks, batch.concurrency, (task, release) =>
+    runOne(task, { batch, log, budget, signal, state }, isOverlapping ? release : () => {}),
   );
 }
 
@@ -54,7 +59,11 @@ type BatchContext = {
 };
 
 /** Runs one task of the batch (or records it as skipped or not started); never throws. */
-async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
+async function runOne(
+  task: Task,
+  context: BatchContext,
+  onWorkDone: () => void,
+): Promise<TaskSummary> {
   const { batch, log, budget, signal, state } = context;
   const model = batch.modelOf(task);
   if (signal.aborted) return notStarted(task, model.name, batch.outDir);
@@ -90,6 +99,7 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
       log.onEvent(task.name, event);
     },
     onCheck: (check) => log.onCheck(task.name, check),
+    onWorkDone,
     ...(batch.redact === undefined ? {} : { redact: batch.redact }),
   };
   const summary = await (skipReason === undefined

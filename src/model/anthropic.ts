@@ -1,4 +1,11 @@
-import Anthropic from "@anthropic-ai/sdk";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import type Anthropic from "@anthropic-ai/sdk/index";
+import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
+
+class MessagesClient extends BaseAnthropic {
+  messages: Messages = new Messages(this);
+}
+
 import { messageOf } from "../errors.js";
 import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
 import { createMessageAccumulator } from "./message-accumulator.js";
@@ -26,7 +33,7 @@ const EPHEMERAL = { type: "ephemeral" } as const;
  */
 export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
   const maxRetries = options.maxRetries ?? 4;
-  const client = new Anthropic({
+  const client = new MessagesClient({
     apiKey: options.apiKey,
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     maxRetries,

@@ -3,7 +3,8 @@ import { execa } from "execa";
 
 // The one home of execa: every process agent-run starts (the agent's commands, checks, git)
 // starts here, with exactly the environment given (nothing inherited) and stdin closed unless
-// there is input.
+// there is input. Output is read as it streams (execa's `buffer: false`), and kept here within a
+// cap: execa's own buffering costs about twice the CPU per call, and git is called often.
 
 /** How to run one short-lived command whose whole output we want. */
 export type ProcessOptions = {
@@ -29,45 +30,13 @@ export class ProcessError extends Error {
   }
 }
 
-/**
- * Runs `file` with `args` and resolves to its stdout bytes when it exits with 0; otherwise
- * rejects with a `ProcessError` that carries its stderr.
- */
-export async function runProcess(
-  file: string,
-  args: readonly string[],
-  options: ProcessOptions,
-): Promise<Buffer> {
-  const result = await execa(file, args, {
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    env: options.env,
-    extendEnv: false,
-    ...(options.input === undefined ? { stdin: "ignore" } : { input: options.input }),
-    encoding: "buffer",
-    maxBuffer: options.maxOutputBytes,
-    stripFinalNewline: false,
-    reject: false,
-  });
-  const stderr = toBuffer(result.stderr);
-  if (result.isMaxBuffer) {
-    throw new ProcessError(`output larger than ${options.maxOutputBytes} bytes`, stderr, undefined);
-  }
-  if (result.exitCode === 0) return toBuffer(result.stdout);
-  const code = typeof result.code === "string" ? result.code : undefined;
-  const reason =
-    result.exitCode !== undefined
-      ? `exit code ${result.exitCode}`
-      : result.signal !== undefined
-        ? `signal ${result.signal}`
-        : (result.shortMessage ?? "failed");
-  throw new ProcessError(reason, stderr, code);
-}
-
-/** How a started command ended; `startError` when it never ran (then both codes are null). */
+/** How a command ended; `startError` when it never ran (then both codes are null). */
 export type CommandEnd = {
   exitCode: number | null;
   signal: string | null;
   startError?: string;
+  /** The spawn error's code (ENOENT...), when it never ran. */
+  startCode?: string;
 };
 
 /** A command started with `startCommand`. */
@@ -80,33 +49,82 @@ export type StartedCommand = {
   exited: Promise<void>;
   /** Settles once it has ended and its output is closed (read to the end, or destroyed). */
   ended: Promise<CommandEnd>;
+  /** Sends the process (not its group) a signal; nothing once it has ended. */
+  kill: () => void;
 };
 
 /**
- * Starts a long-running command whose output is read as it streams (the bash tool caps what it
- * keeps). `detached` makes it the leader of a new process group, so that `kill(-pid)` reaches
- * everything it starts. Never throws: a command that cannot start ends with `startError`.
+ * Runs `file` with `args` and resolves to its stdout bytes when it exits with 0; otherwise
+ * rejects with a `ProcessError` that carries its stderr.
+ */
+export async function runProcess(
+  file: string,
+  args: readonly string[],
+  options: ProcessOptions,
+): Promise<Buffer> {
+  const started = startCommand(file, args, {
+    env: options.env,
+    detached: false,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
+  const [stdoutStream, stderrStream] = started.output;
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  let stdoutBytes = 0;
+  let isTooLarge = false;
+  stdoutStream?.on("data", (chunk: Buffer) => {
+    stdoutBytes += chunk.length;
+    if (stdoutBytes > options.maxOutputBytes) {
+      isTooLarge = true;
+      started.kill();
+    } else if (!isTooLarge) stdout.push(chunk);
+  });
+  stderrStream?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  const end = await started.ended;
+  const errors = Buffer.concat(stderr);
+  if (isTooLarge) {
+    throw new ProcessError(`output larger than ${options.maxOutputBytes} bytes`, errors, undefined);
+  }
+  if (end.exitCode === 0) return Buffer.concat(stdout);
+  const reason =
+    end.startError ??
+    (end.exitCode === null ? `signal ${end.signal ?? "unknown"}` : `exit code ${end.exitCode}`);
+  throw new ProcessError(reason, errors, end.startCode);
+}
+
+/**
+ * Starts a command whose output is read as it streams. `detached` makes it the leader of a new
+ * process group, so that `kill(-pid)` reaches everything it starts. Never throws: a command that
+ * cannot start ends with `startError`.
  */
 export function startCommand(
   file: string,
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; detached: boolean },
+  options: {
+    cwd?: string;
+    env: Record<string, string>;
+    detached: boolean;
+    input?: string | Uint8Array;
+  },
 ): StartedCommand {
-  let subprocess: ReturnType<typeof spawnStreaming>;
+  let subprocess: ReturnType<typeof spawn>;
   try {
-    subprocess = spawnStreaming(file, args, options);
+    subprocess = spawn(file, args, options);
   } catch (error) {
     // Arguments execa refuses before starting anything, such as a NUL byte.
     const startError = error instanceof Error ? error.message : String(error);
     const ended = Promise.resolve({ exitCode: null, signal: null, startError });
-    return { pid: undefined, output: [], exited: ended.then(() => {}), ended };
+    return { pid: undefined, output: [], exited: ended.then(() => {}), ended, kill: () => {} };
   }
   const output = [subprocess.stdout, subprocess.stderr];
   // A read error ends the output early; it must not become an uncaught exception.
   for (const stream of output) stream.on("error", () => {});
   const ended = subprocess.then((result): CommandEnd => {
     if (subprocess.pid === undefined) {
-      return { exitCode: null, signal: null, startError: result.shortMessage ?? "did not start" };
+      const startCode = typeof result.code === "string" ? result.code : undefined;
+      const startError = result.shortMessage ?? "did not start";
+      return { exitCode: null, signal: null, startError, ...(startCode ? { startCode } : {}) };
     }
     return { exitCode: result.exitCode ?? null, signal: result.signal ?? null };
   });
@@ -114,26 +132,29 @@ export function startCommand(
     subprocess.once("exit", () => resolve());
     void ended.then(() => resolve());
   });
-  return { pid: subprocess.pid, output, exited, ended };
+  const kill = () => {
+    subprocess.kill();
+  };
+  return { pid: subprocess.pid, output, exited, ended, kill };
 }
 
-function spawnStreaming(
+function spawn(
   file: string,
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; detached: boolean },
+  options: {
+    cwd?: string;
+    env: Record<string, string>;
+    detached: boolean;
+    input?: string | Uint8Array;
+  },
 ) {
   return execa(file, args, {
-    cwd: options.cwd,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: options.env,
     extendEnv: false,
-    stdin: "ignore",
+    ...(options.input === undefined ? { stdin: "ignore" } : { input: options.input }),
     buffer: false,
     detached: options.detached,
     reject: false,
   });
-}
-
-function toBuffer(bytes: Uint8Array | string | unknown): Buffer {
-  if (bytes instanceof Uint8Array) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  return Buffer.from(typeof bytes === "string" ? bytes : "");
 }

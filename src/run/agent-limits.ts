@@ -22,6 +22,8 @@ export type AgentSetup = {
   signal: AbortSignal;
   /** A limit from outside the task (the batch budget), asked before each model call. */
   gate?: (() => LimitHit | undefined) | undefined;
+  /** Settles once the tools may change the workspace (see `RunAgentOptions.ready`). */
+  ready: Promise<void>;
 };
 
 /**
@@ -66,6 +68,7 @@ export async function runAgentWithLimits(
       signal: controller.signal,
       onEvent,
       costOf: (usage) => estimateCostUsd(setup.prices, setup.modelName, usage),
+      ready: setup.ready,
       ...(setup.gate === undefined ? {} : { gate: setup.gate }),
     });
   } finally {

@@ -1,4 +1,5 @@
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { mkdirSync, readdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import type { Redactor } from "../redact.js";
@@ -17,8 +18,8 @@ export const SUMMARY_FILE = "summary.json";
 
 /** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */
 export async function clearRunDir(runDir: string, preserve: readonly string[]): Promise<void> {
-  await mkdir(runDir, { recursive: true });
-  const entries = await readdir(runDir);
+  mkdirSync(runDir, { recursive: true });
+  const entries = readdirSync(runDir);
   await Promise.all(
     entries
       .filter((entry) => !preserve.includes(entry))

@@ -23,11 +23,19 @@ export type WorkspaceChanges = {
   patch: string;
 };
 
-/** What to compare: two snapshots taken with the same workspace and git dir. */
-export type DiffOptions = { workspace: string; gitDir: string; before: Snapshot; after: Snapshot };
+/**
+ * What to compare: two snapshots taken with the same workspace and git dir, or without `after`,
+ * `before` and what the git dir's index holds now (the workspace as `stageWorkspace` last read it).
+ */
+export type DiffOptions = {
+  workspace: string;
+  gitDir: string;
+  before: Snapshot;
+  after?: Snapshot;
+};
 
-/** Git options shared by every diff here: the two trees as they are, no renames, no helpers. */
-const TREE_DIFF = ["diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"];
+/** Git options shared by every diff here: the content as it is, no renames, no helpers. */
+const DIFF_OPTIONS = ["-r", "--no-renames", "--no-ext-diff", "--no-textconv"];
 
 /** The patch as `git apply` wants it: full ids, binary content, a/ and b/ prefixes, no colour. */
 const PATCH_FORMAT = [
@@ -43,15 +51,17 @@ const PATCH_FORMAT = [
 export async function diffSnapshots(options: DiffOptions): Promise<WorkspaceChanges> {
   const { workspace, gitDir, before, after } = options;
   const target: GitTarget = { gitDir, workTree: workspace };
-  if (before.tree === after.tree) return { changedFiles: [], patch: "" };
+  if (before.tree === after?.tree) return { changedFiles: [], patch: "" };
+  const compared =
+    after === undefined
+      ? ["diff-index", "--cached", ...DIFF_OPTIONS, before.tree]
+      : ["diff-tree", ...DIFF_OPTIONS, before.tree, after.tree];
   const output = await runGitBytes(target, [
-    ...TREE_DIFF,
+    ...compared,
     "-z",
     "--raw",
     "--numstat",
     ...PATCH_FORMAT,
-    before.tree,
-    after.tree,
   ]);
   const { statuses, counts, patchStart } = parseSummary(output);
   const patch = await decodePatch(target, output.subarray(patchStart));

@@ -1,34 +1,25 @@
 import {
+  accessSync,
   chmodSync,
   constants,
-  copyFileSync,
   type Dirent,
   lstatSync,
   mkdirSync,
   readdirSync,
   readlinkSync,
-  type Stats,
   symlinkSync,
-  utimesSync,
 } from "node:fs";
-import { copyFile, utimes } from "node:fs/promises";
+import { copyFile, lstat, utimes } from "node:fs/promises";
 import { join } from "node:path";
-import { setImmediate as letOthersRun } from "node:timers/promises";
 
 /** Copy as a new file (the target is fresh), cloned (copy-on-write) where the file system can. */
 const COPY_MODE = constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE;
 
-/** The longest the copy holds the event loop before letting other work run. */
-const MAX_SLICE_MS = 8;
-
-/** Files this big or bigger are copied on libuv's thread pool, so the event loop never waits on one. */
-const MIN_BACKGROUND_COPY_BYTES = 1024 * 1024;
-
 /**
- * Thread-pool copies in flight at once, per copy (libuv runs four file operations at a time). A
- * batch of 8 can queue 32 small ones, each well under a millisecond unless the disk is slow.
+ * File copies in flight at once (libuv's thread pool runs four file operations at a time): enough
+ * to keep it busy, few enough that other tasks' file work is not queued behind a whole tree.
  */
-const MAX_BACKGROUND_COPIES = 4;
+const MAX_COPIES_IN_FLIGHT = 8;
 
 /**
  * Copies the folder `source` to `target` (which must not exist), leaving out every entry named
@@ -38,19 +29,37 @@ const MAX_BACKGROUND_COPIES = 4;
  * their mode. Any other kind of entry (a FIFO, socket or device) is an error, as is any failing
  * file operation; the first error is thrown once the copies already started have ended.
  *
- * Why not node's `fs.cp`: it sends each of many small steps per entry (and a check of every
- * parent folder) through libuv's thread pool, one entry after another. Here small files are
- * copied with synchronous calls, in slices of at most `MAX_SLICE_MS` between which other work
- * runs: for 20,000 files that took a tenth of fs.cp's CPU, under half of a thread-pool walker's,
- * and close to `cp -r`'s. Big files go to the thread pool.
+ * Folders and symlinks are made at once; files are copied on libuv's thread pool, so that the
+ * event loop, which other tasks of a batch share, never waits for the disk. (Node's `fs.cp` sends
+ * several steps per entry through the pool, one entry after another, and took ten times the CPU.)
  */
 export async function copyTree(source: string, target: string): Promise<void> {
-  const background = new Set<Promise<void>>();
+  const inFlight = new Set<Promise<void>>();
   try {
-    await copyFolders(source, target, background);
+    await copyFolders(source, target, inFlight);
   } finally {
     // Nothing keeps writing into the copy after this returns or throws.
-    await Promise.allSettled(background);
+    await Promise.allSettled(inFlight);
+  }
+}
+
+/**
+ * Throws, naming the first one, when `source` holds an entry `copyTree` would refuse (a FIFO,
+ * socket or device) or a file or folder it cannot read; `.git` entries are skipped, as in the copy.
+ * A walk of names and types only: far cheaper than the copy, so it can come first.
+ */
+export function assertCopyable(source: string): void {
+  const pending = [source];
+  for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (entry.name === ".git") continue;
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) pending.push(path);
+      else if (entry.isFile()) accessSync(path, constants.R_OK);
+      else if (!entry.isSymbolicLink()) {
+        throw new Error(`cannot copy ${path}: it is ${describeKind(entry)}`);
+      }
+    }
   }
 }
 
@@ -58,11 +67,10 @@ export async function copyTree(source: string, target: string): Promise<void> {
 async function copyFolders(
   source: string,
   target: string,
-  background: Set<Promise<void>>,
+  inFlight: Set<Promise<void>>,
 ): Promise<void> {
   const pending = [{ from: source, to: target }];
   const created: { to: string; mode: number }[] = [];
-  let sliceStartMs = performance.now();
   for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
     const { from, to } = folder;
     mkdirSync(to);
@@ -71,69 +79,33 @@ async function copyFolders(
       if (entry.name === ".git") continue;
       const paths = { from: join(from, entry.name), to: join(to, entry.name) };
       if (entry.isDirectory()) pending.push(paths);
-      else {
-        // Only a thread-pool copy, when the pool is full, is waited for: awaiting each small
-        // file would let other promise callbacks run between files.
-        const waiting = copyEntry(entry, paths, background);
-        if (waiting !== undefined) await waiting;
-      }
-      if (performance.now() - sliceStartMs >= MAX_SLICE_MS) {
-        await letOthersRun();
-        sliceStartMs = performance.now();
+      else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(paths.from), paths.to);
+      else if (!entry.isFile()) {
+        throw new Error(`cannot copy ${paths.from}: it is ${describeKind(entry)}`);
+      } else {
+        if (inFlight.size >= MAX_COPIES_IN_FLIGHT) await Promise.race(inFlight);
+        startCopy(paths.from, paths.to, inFlight);
       }
     }
   }
-  await Promise.all(background);
+  await Promise.all(inFlight);
   for (const { to, mode } of created.reverse()) chmodSync(to, mode);
 }
 
-/**
- * Copies one file or symlink; a big file is handed to the thread pool. Returns a promise only when
- * the thread pool is full and the file must wait for a place.
- */
-function copyEntry(
-  entry: Dirent,
-  { from, to }: { from: string; to: string },
-  background: Set<Promise<void>>,
-): Promise<void> | undefined {
-  if (entry.isSymbolicLink()) {
-    symlinkSync(readlinkSync(from), to);
-    return undefined;
-  }
-  if (!entry.isFile()) throw new Error(`cannot copy ${from}: it is ${describeKind(entry)}`);
-  const info = lstatSync(from);
-  if (info.size < MIN_BACKGROUND_COPY_BYTES) {
-    copyFileSync(from, to, COPY_MODE);
-    utimesSync(to, ...timesOf(info));
-    return undefined;
-  }
-  if (background.size >= MAX_BACKGROUND_COPIES) {
-    return Promise.race(background).then(() => copyInBackground(from, to, info, background));
-  }
-  copyInBackground(from, to, info, background);
-  return undefined;
-}
-
-/** Starts a file's copy on the thread pool; it leaves `background` when done. */
-function copyInBackground(
-  from: string,
-  to: string,
-  info: Stats,
-  background: Set<Promise<void>>,
-): void {
+/** Starts a file's copy on the thread pool; it leaves `inFlight` when done. */
+function startCopy(from: string, to: string, inFlight: Set<Promise<void>>): void {
   // A finished copy leaves the set; a failed one stays, so the next wait on the set throws.
-  const copy: Promise<void> = copyFile(from, to, COPY_MODE)
-    .then(() => utimes(to, ...timesOf(info)))
+  const copy: Promise<void> = lstat(from)
+    .then(async (info) => {
+      await copyFile(from, to, COPY_MODE);
+      // Access and modification times as they were, in seconds with the sub-millisecond part.
+      await utimes(to, info.atimeMs / 1000, info.mtimeMs / 1000);
+    })
     .then(() => {
-      background.delete(copy);
+      inFlight.delete(copy);
     });
   copy.catch(() => {}); // handled by whoever waits on the set next; not an unhandled rejection
-  background.add(copy);
-}
-
-/** Access and modification times in seconds, with the sub-millisecond part kept. */
-function timesOf(info: Stats): [number, number] {
-  return [info.atimeMs / 1000, info.mtimeMs / 1000];
+  inFlight.add(copy);
 }
 
 function describeKind(entry: Dirent): string {

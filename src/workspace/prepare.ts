@@ -1,8 +1,9 @@
 import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { messageOf } from "../errors.js";
 import { isSameOrInside, resolveRealPath } from "../fs/real-path.js";
-import { copyTree } from "./copy-tree.js";
+import { assertCopyable, copyTree } from "./copy-tree.js";
 
 /** Where the agent should work, and how to get there. */
 export type PrepareOptions = {
@@ -17,6 +18,9 @@ export type PrepareOptions = {
 /** The folder the agent works in: a real path (no symlinks), safe to compare and to show. */
 export type PreparedWorkspace = { path: string };
 
+/** Where the agent will work, checked; `copy` makes it (in place, there is nothing to make). */
+export type WorkspacePlan = PreparedWorkspace & { copy: () => Promise<void> };
+
 /**
  * Gives the agent a folder to edit: by default a fresh copy of `source` in `<runDir>/workspace`
  * (a previous copy is removed first), with `--in-place` the source itself.
@@ -25,9 +29,19 @@ export type PreparedWorkspace = { path: string };
  * system offers them. Throws a plain Error for a missing source or an output folder that overlaps it.
  */
 export async function prepareWorkspace(options: PrepareOptions): Promise<PreparedWorkspace> {
+  const plan = planWorkspace(options);
+  await plan.copy();
+  return { path: plan.path };
+}
+
+/**
+ * `prepareWorkspace` in two steps: first every check, including that each file of the source can
+ * be copied (a FIFO, socket, device or unreadable file is refused, named), then the copy itself.
+ */
+export function planWorkspace(options: PrepareOptions): WorkspacePlan {
   const source = resolveRealPath(options.source);
   assertFolder(source, options.source);
-  if (options.inPlace) return { path: source };
+  if (options.inPlace) return { path: source, copy: async () => {} };
 
   const target = join(resolveRealPath(options.runDir), "workspace");
   if (isSameOrInside(source, target)) {
@@ -40,18 +54,30 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
       `the output folder ${options.runDir} is inside the workspace ${options.source}, so the copy would contain itself; pick an --out outside the workspace`,
     );
   }
-  // A previous copy can be big: its removal goes through the thread pool.
-  if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
-    await rm(target, { recursive: true, force: true });
-  }
-  mkdirSync(dirname(target), { recursive: true });
-  await copyTree(source, target).catch((error: unknown) => {
+  try {
+    assertCopyable(source);
+  } catch (error) {
     throw new Error(
-      `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
-      { cause: error },
+      `copying the workspace ${options.source} to ${target} failed: ${messageOf(error)}`,
+      {
+        cause: error,
+      },
     );
-  });
-  return { path: target };
+  }
+  const copy = async () => {
+    // A previous copy can be big: its removal goes through the thread pool.
+    if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) {
+      await rm(target, { recursive: true, force: true });
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    await copyTree(source, target).catch((error: unknown) => {
+      throw new Error(
+        `copying the workspace ${options.source} to ${target} failed: ${String(error)}`,
+        { cause: error },
+      );
+    });
+  };
+  return { path: target, copy };
 }
 
 function assertFolder(path: string, shown: string): void {

@@ -32,6 +32,14 @@ export type SnapshotOptions = {
  * snapshot at a time per git dir (git locks the index).
  */
 export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snapshot> {
+  return { tree: await writeTree(await stageWorkspace(options)) };
+}
+
+/**
+ * Reads the workspace into the git dir's index, as a snapshot counts it, without writing its tree:
+ * enough to diff it against an earlier snapshot (`diffSnapshots` without `after`).
+ */
+export async function stageWorkspace(options: SnapshotOptions): Promise<GitTarget> {
   const target = await openPrivateGitDir(options);
   const isFirst = !existsSync(join(target.gitDir, "index"));
   if ((await stageAll(target)) === "met-nested-repos") {
@@ -40,7 +48,7 @@ export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snaps
     // `add` never stages an ignored file, but keeps one it staged before a rule came to match it.
     await removeEntries(target, await listIgnoredEntries(target));
   }
-  return { tree: await writeTree(target) };
+  return target;
 }
 
 /** A stable content hash for the snapshot: equal hashes mean byte-identical workspace content. */

@@ -19,24 +19,23 @@ type PrivateGitDirOptions = {
 };
 
 /**
- * Creates the bare git dir on first use (no template: no hooks, no sample files) and writes its
+ * Creates the bare git dir on first use (no template: no hooks, no sample files) with its
  * info/attributes and info/exclude, so snapshots never touch the workspace's own .git. The git
- * dir itself is excluded when it sits inside the workspace.
+ * dir itself is excluded when it sits inside the workspace; so are `excludePaths`, as given when
+ * the git dir is created.
  */
 export async function openPrivateGitDir(options: PrivateGitDirOptions): Promise<GitTarget> {
   const workTree = realPathOf(options.workspace);
   mkdirSync(options.gitDir, { recursive: true });
   const gitDir = realpathSync(options.gitDir);
-  if (!existsSync(join(gitDir, "HEAD"))) {
-    await runGit({ gitDir }, ["init", "--bare", "--quiet", "--template="]);
-  }
+  if (existsSync(join(gitDir, "HEAD"))) return { gitDir, workTree };
+  await runGit({ gitDir }, ["init", "--bare", "--quiet", "--template="]);
   const excluded = [gitDir, ...(options.excludePaths ?? []).map(resolveRealPath)]
     .filter((path) => path !== workTree && isSameOrInside(path, workTree))
-    .map((path) => toExcludePattern(relative(workTree, path)));
-  const info = join(gitDir, "info");
-  mkdirSync(info, { recursive: true });
-  writeFileSync(join(info, "attributes"), RAW_BYTES_ATTRIBUTES);
-  writeFileSync(join(info, "exclude"), excluded.map((line) => `${line}\n`).join(""));
+    .map((path) => `${toExcludePattern(relative(workTree, path))}\n`);
+  mkdirSync(join(gitDir, "info"), { recursive: true });
+  writeFileSync(join(gitDir, "info", "attributes"), RAW_BYTES_ATTRIBUTES);
+  writeFileSync(join(gitDir, "info", "exclude"), excluded.join(""));
   return { gitDir, workTree };
 }
 

@@ -24,6 +24,8 @@ const PINNED_CONFIG = [
   "core.fsmonitor=false",
   `core.hooksPath=${devNull}`,
   "gc.auto=0",
+  // Each index write after the first stores only the entries that changed: add rewrites it.
+  "core.splitIndex=true",
   // The git dir is scratch space for one run: flushing it to disk would only cost time.
   "core.fsync=none",
 ].flatMap((setting) => ["-c", setting]);

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSameOrInside, resolveRealPath } from "../../fs/real-path.js";
@@ -16,7 +17,7 @@ export async function makeScratchFolder(avoid: readonly string[]): Promise<Scrat
       `the temporary folder ${base} is inside ${inside}, where the agent can write; set TMPDIR to a folder outside it`,
     );
   }
-  const path = await mkdtemp(join(base, "agent-run-"));
+  const path = mkdtempSync(join(base, "agent-run-"));
   return {
     path,
     gitDir: join(path, "snapshots.git"),

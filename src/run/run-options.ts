@@ -1,0 +1,48 @@
+import type { LimitHit } from "../agent/budget.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { CheckResult } from "../checks/types.js";
+import type { ModelClient } from "../model/model-client.js";
+import type { PriceTable } from "../model/pricing.js";
+import type { Redactor } from "../redact.js";
+import type { Task } from "../task/schema.js";
+import type { Sandbox } from "../tools/sandbox.js";
+import type { RunOrigin } from "../transcript/init-line.js";
+
+/** Everything one task run needs, already resolved by the command line. */
+export type RunTaskOptions = {
+  task: Task;
+  /** The model id after `--model`, the task, `ANTHROPIC_MODEL` and the default. */
+  modelName: string;
+  model: ModelClient;
+  /** The batch's output folder; in place it may sit inside the workspace, and is not content. */
+  outDir: string;
+  /** The run folder; default `outDir/<task name>`. */
+  runDir?: string;
+  inPlace: boolean;
+  offline: boolean;
+  prices: PriceTable;
+  /** The environment commands start from (see `buildCommandEnv`); the task's env is added. */
+  baseEnv: Record<string, string>;
+  /** `--sandbox`: overrides the task's own. */
+  sandbox?: Sandbox | undefined;
+  /** Aborted when the batch is cancelled (Ctrl-C, SIGTERM). */
+  signal: AbortSignal;
+  /** Cancels the checks; default `signal` (a replay ends its agent through `signal`, not its checks). */
+  checkSignal?: AbortSignal;
+  /** A limit from outside the task (the batch budget), asked before each model call. */
+  gate?: () => LimitHit | undefined;
+  onEvent?: (event: AgentEvent) => void;
+  /** Called with each check's result, after the agent stopped. */
+  onCheck?: (result: CheckResult) => void;
+  /**
+   * Called once the task no longer calls the model or runs commands: after its agent stopped, or
+   * with checks, once they ran. What is left (its changes, patch, summary) only writes its files.
+   */
+  onWorkDone?: () => void;
+  /** Hides secret values in everything written (transcript, summary, patch). */
+  redact?: Redactor;
+  /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
+  origin?: RunOrigin;
+  /** Files in the run folder to keep when it is cleared (a resumed run's earlier transcript). */
+  preserve?: readonly string[];
+};

@@ -1,0 +1,119 @@
+import { join } from "node:path";
+import type { RunResult } from "../agent/events.js";
+import { buildSystemPrompt } from "../agent/system-prompt.js";
+import type { CheckResult } from "../checks/types.js";
+import { messageOf } from "../errors.js";
+import { estimateCostUsd } from "../model/pricing.js";
+import type { Redactor } from "../redact.js";
+import type { TaskSummary } from "../report/summary.js";
+import { initLine } from "../transcript/init-line.js";
+import { checkLine, resultLine } from "../transcript/lines.js";
+import { TranscriptWriter } from "../transcript/writer.js";
+import { AGENT_RUN_VERSION } from "../version.js";
+import type { WorkspaceChanges } from "../workspace/changes.js";
+import { contentHash, type Snapshot } from "../workspace/snapshot.js";
+import { clearRunDir, PATCH_FILE, TRANSCRIPT_FILE, writeSummary } from "./run-folder.js";
+import type { RunTaskOptions } from "./run-options.js";
+import { emptyResult, finalResult, toSummary } from "./run-result.js";
+
+// A run's record: its folder, the transcript's first and last lines, and its summary.
+
+/** One run in progress: its folder, its transcript, and what went wrong so far. */
+export type Run = {
+  options: RunTaskOptions;
+  runDir: string;
+  startedAt: number;
+  redact: Redactor;
+  system: string;
+  transcript: TranscriptWriter;
+  /** Failures of agent-run's own steps; any makes the run an `error`. */
+  problems: string[];
+};
+
+/** What the run produced beyond its transcript. */
+export type Work = {
+  result: RunResult | undefined;
+  changes: WorkspaceChanges | undefined;
+  checks: CheckResult[];
+};
+
+export async function openRun(options: RunTaskOptions): Promise<Run> {
+  const runDir = options.runDir ?? join(options.outDir, options.task.name);
+  await clearRunDir(runDir, options.preserve ?? []);
+  const redact = options.redact ?? ((text: string) => text);
+  return {
+    options,
+    runDir,
+    startedAt: performance.now(),
+    redact,
+    system: buildSystemPrompt(options.task.system),
+    transcript: TranscriptWriter.open(join(runDir, TRANSCRIPT_FILE), { redact }),
+    problems: [],
+  };
+}
+
+/** The first line: the task as resolved, and where and from what state it starts. */
+export function writeInit(
+  run: Run,
+  workspace: string | undefined,
+  before: Snapshot | undefined,
+): void {
+  const { options } = run;
+  const { task } = options;
+  try {
+    run.transcript.write(
+      initLine({
+        agentRunVersion: AGENT_RUN_VERSION,
+        model: options.modelName,
+        system: run.system,
+        tools: task.tools,
+        task: { ...task, sandbox: options.sandbox ?? task.sandbox },
+        workspace: {
+          source: task.workspace,
+          path: workspace ?? task.workspace,
+          inPlace: options.inPlace,
+          contentHash: before === undefined ? null : contentHash(before),
+        },
+        offline: options.offline,
+        origin: options.origin,
+      }),
+    );
+  } catch (error) {
+    run.problems.push(messageOf(error));
+  }
+}
+
+/** Writes the check and result lines, closes the transcript and writes `summary.json`. */
+export async function finish(
+  run: Run,
+  work: Work,
+  workspace: string,
+  earlyStatus: "cancelled" | undefined,
+): Promise<TaskSummary> {
+  const { options } = run;
+  const elapsedMs = performance.now() - run.startedAt;
+  let final =
+    earlyStatus === "cancelled"
+      ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
+      : finalResult(work.result, run.problems, elapsedMs);
+  const changedFiles = work.changes?.changedFiles ?? [];
+  const costUsd = estimateCostUsd(options.prices, options.modelName, final.usage);
+  try {
+    for (const check of work.checks) run.transcript.write(checkLine(check));
+    const model = options.modelName;
+    run.transcript.write(resultLine({ result: final, model, costUsd, changedFiles, workspace }));
+  } catch (error) {
+    final = finalResult(final, [messageOf(error)], elapsedMs);
+  }
+  run.transcript.close();
+  const summary = toSummary(options, final, {
+    changedFiles,
+    costUsd,
+    workspace,
+    runDir: run.runDir,
+    patchFile: work.changes === undefined ? null : PATCH_FILE,
+    checks: work.checks,
+  });
+  await writeSummary(summary, run.redact);
+  return summary;
+}
