@@ -149,6 +149,64 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     expect(JSON.parse(await readFile(countsFile, "utf8"))).toEqual(expected);
   });
 
+  test("a change to a Latin-1 file and to random bytes gives the same correct changes.patch on the 1st and the 10th invocation", async () => {
+    // Fixed bytes, so that every invocation makes the same change.
+    const randomBytes = (seed: number, length: number) => {
+      let state = seed;
+      return Buffer.from(
+        Array.from({ length }, () => {
+          state = (state * 1103515245 + 12345) % 2 ** 31;
+          return state >> 16;
+        }).map((value) => value & 0xff),
+      );
+    };
+    const latin1Before = Buffer.from("caf\xe9 cr\xe8me\n", "latin1");
+    await using ws = await tmpWorkspace({
+      files: { "latin1.txt": latin1Before, "data.bin": randomBytes(1, 2048) },
+    });
+    const printfBytes = (bytes: Buffer) =>
+      [...bytes].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
+    const command = [
+      `printf '${printfBytes(Buffer.from("na\xefve \xfcber\n", "latin1"))}' >> latin1.txt`,
+      `printf '${printfBytes(randomBytes(2, 512))}' > data.bin`,
+    ].join(" && ");
+    const replies = [
+      { content: [{ type: "tool_use", name: "bash", input: { command } }] },
+      { content: [{ type: "text", text: "Changed both files." }] },
+    ];
+    await writeFile(join(dir, "replies.yaml"), JSON.stringify(replies));
+    const task = join(dir, "task.yaml");
+    await writeFile(
+      task,
+      `name: bytes\nprompt: Change the files.\nworkspace: ${ws.root}\nreplies: replies.yaml\n`,
+    );
+
+    const patches: Buffer[] = [];
+    for (let invocation = 1; invocation <= 10; invocation++) {
+      const out = join(dir, `out-${invocation}`);
+      const result = await spawnCli([task, "--offline", "--out", out], {}).done;
+      expect(result.stderr).not.toMatch(/could not compute the changed files/);
+      expect(result.code, result.stderr).toBe(0);
+      patches.push(await readFile(join(out, "bytes", "changes.patch")));
+    }
+    for (const patch of patches) expect(patch.equals(patches[0] as Buffer)).toBe(true);
+
+    const runDir = join(dir, "out-1", "bytes");
+    const summary = await readSummary(runDir);
+    expect(summary.changed_files).toEqual([
+      { path: "data.bin", status: "modified", additions: 0, deletions: 0, binary: true },
+      { path: "latin1.txt", status: "modified", additions: 1, deletions: 0, binary: false },
+    ]);
+    await applyPatchToCopy(ws.root, join(dir, "applied"), join(runDir, "changes.patch"));
+    for (const file of ["latin1.txt", "data.bin"]) {
+      const applied = await readFile(join(dir, "applied", file));
+      expect(applied.equals(await readFile(join(runDir, "workspace", file)))).toBe(true);
+    }
+    expect(await readFile(join(dir, "applied", "latin1.txt"))).toEqual(
+      Buffer.concat([latin1Before, Buffer.from("na\xefve \xfcber\n", "latin1")]),
+    );
+  });
+
   test("SIGTERM cancels the running task, kills its command and closes the transcript (exit 143)", async () => {
     await using server = await startMockHttpServer();
     await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
