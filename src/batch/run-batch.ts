@@ -41,12 +41,8 @@ export async function runBatch(
 ): Promise<TaskSummary[]> {
   // The first task whose API key was refused (401/403): later tasks are not started.
   const state: { refusedKey?: string } = {};
-  // A task's place goes to the next one once its work is done, while it writes its changes and
-  // summary. Not in place, where the next task would change the workspace it still reads, nor one
-  // at a time, whose log shows each task whole.
-  const isOverlapping = !batch.isInPlace && batch.concurrency > 1;
-  return mapWithConcurrency(batch.tasks, batch.concurrency, (task, release) =>
-    runOne(task, { batch, log, budget, signal, state }, isOverlapping ? release : () => {}),
+  return mapWithConcurrency(batch.tasks, batch.concurrency, (task) =>
+    runOne(task, { batch, log, budget, signal, state }),
   );
 }
 
@@ -59,11 +55,7 @@ type BatchContext = {
 };
 
 /** Runs one task of the batch (or records it as skipped or not started); never throws. */
-async function runOne(
-  task: Task,
-  context: BatchContext,
-  onWorkDone: () => void,
-): Promise<TaskSummary> {
+async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
   const { batch, log, budget, signal, state } = context;
   const model = batch.modelOf(task);
   if (signal.aborted) return notStarted(task, model.name, batch.outDir);
@@ -99,7 +91,6 @@ async function runOne(
       log.onEvent(task.name, event);
     },
     onCheck: (check) => log.onCheck(task.name, check),
-    onWorkDone,
     ...(batch.redact === undefined ? {} : { redact: batch.redact }),
   };
   const summary = await (skipReason === undefined

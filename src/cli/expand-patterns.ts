@@ -1,6 +1,7 @@
 import { basename, isAbsolute } from "node:path";
 import { glob } from "tinyglobby";
 import { ConfigError } from "../errors.js";
+import { SUMMARY_FILE } from "../report/summary.js";
 
 /** What a pattern may match: task files (`run`), or run folders and `summary.json` files (`report`). */
 export type PatternTarget = "task files" | "run folders";
@@ -37,5 +38,5 @@ async function matchesOf(pattern: string, target: PatternTarget): Promise<string
     expandDirectories: false,
     absolute: isAbsolute(pattern),
   });
-  return found.filter((match) => match.endsWith("/") || basename(match) === "summary.json");
+  return found.filter((match) => match.endsWith("/") || basename(match) === SUMMARY_FILE);
 }

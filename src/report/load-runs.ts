@@ -3,8 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
 import { compareNames } from "./aggregate.js";
 import { parseRunSummary, type RunSummary } from "./run-summary.js";
-
-const SUMMARY_FILE = "summary.json";
+import { SUMMARY_FILE } from "./summary.js";
 
 /** Where a loader's warnings go (a task folder a killed run left without `summary.json`). */
 export type LoadRunsOptions = { onWarning?: (message: string) => void };

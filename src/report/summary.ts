@@ -6,6 +6,9 @@ import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
 
+/** The file in each run folder that holds its summary. */
+export const SUMMARY_FILE = "summary.json";
+
 /** The version of `summary.json`'s shape; bumped with any change to it. */
 export const SUMMARY_VERSION = 1;
 

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import type { Redactor } from "../redact.js";
-import { summaryJson, type TaskSummary } from "../report/summary.js";
+import { SUMMARY_FILE, summaryJson, type TaskSummary } from "../report/summary.js";
 
 // What a run folder (OUT/<task>/) holds, and how its files are written.
 
@@ -12,9 +12,6 @@ export const TRANSCRIPT_FILE = "transcript.jsonl";
 
 /** The run's patch of the workspace's changes. */
 export const PATCH_FILE = "changes.patch";
-
-/** The run's summary, written last. */
-export const SUMMARY_FILE = "summary.json";
 
 /** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */
 export async function clearRunDir(runDir: string, preserve: readonly string[]): Promise<void> {

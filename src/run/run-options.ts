@@ -34,11 +34,6 @@ export type RunTaskOptions = {
   onEvent?: (event: AgentEvent) => void;
   /** Called with each check's result, after the agent stopped. */
   onCheck?: (result: CheckResult) => void;
-  /**
-   * Called once the task no longer calls the model or runs commands: after its agent stopped, or
-   * with checks, once they ran. What is left (its changes, patch, summary) only writes its files.
-   */
-  onWorkDone?: () => void;
   /** Hides secret values in everything written (transcript, summary, patch). */
   redact?: Redactor;
   /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */

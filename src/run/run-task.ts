@@ -103,7 +103,6 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     env: task.bash.env,
   });
   const result = await runAgent(run, prepared, commandEnv, sandbox);
-  if (task.checks.length === 0) options.onWorkDone?.();
   const changes = await collectChanges(run, prepared);
   const checks = await runChecks(task.checks, {
     workspace: prepared.workspace,
@@ -114,7 +113,6 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     signal: options.checkSignal ?? options.signal,
   });
   for (const check of checks) options.onCheck?.(check);
-  if (task.checks.length > 0) options.onWorkDone?.();
   return { result, changes, checks };
 }
 

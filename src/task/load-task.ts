@@ -16,8 +16,7 @@ type CheckedFile = { named: NamedTask | undefined; problems: TaskFileProblem[] }
 /**
  * Loads a batch of task files, all or nothing, so one CI run shows every mistake at once.
  * Files are validated together; the same file named twice is loaded once. The file system calls
- * are synchronous: nothing else runs yet, and a thread-pool round trip per call costs more than
- * the call (for 100 task files, about 40 ms of the batch's start).
+ * are synchronous: nothing else runs yet.
  * @throws TaskFileError listing every problem of every file, sorted by file, line and column.
  */
 export async function loadTasks(files: string[]): Promise<Task[]> {
@@ -34,8 +33,8 @@ function checkTaskFile(file: string): CheckedFile {
   if (!text.ok) return failed([{ file, ...FILE_START, path: "", message: text.message }]);
   const parsed = parseTaskYaml(file, text.text);
   if (!parsed.ok) return failed(parsed.problems);
-  // jitless: zod would compile a parser for each object schema on its first use (new Function),
-  // ~1 ms of every start; without it the first file parses that much faster, the next ones as fast.
+  // jitless: zod would otherwise compile a parser for each object schema (with `new Function`)
+  // on its first use, which costs more than the few files of a batch can win back.
   const result = TaskFileSchema.safeParse(parsed.data, { error: describeIssue, jitless: true });
   if (!result.success) {
     return failed(

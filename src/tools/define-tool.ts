@@ -55,7 +55,7 @@ export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>)
     description: definition.description,
     inputSchema: inputJsonSchema(definition.input),
     async execute(input, ctx) {
-      // jitless: as in load-task.ts, compiling a parser costs more than it saves here.
+      // jitless: no parser compiled with `new Function`, as in load-task.ts.
       const parsed = definition.input.safeParse(input, { jitless: true });
       if (!parsed.success) {
         return { content: describeInputError(definition.name, input, parsed.error), isError: true };
@@ -65,28 +65,10 @@ export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>)
   };
 }
 
-/**
- * Each input schema's JSON Schema, converted once per process (~0.1-0.3 ms a tool): every task of a
- * batch creates its own tools from the same schemas. Shared and frozen, so no task can change it.
- */
-const jsonSchemas = new WeakMap<z.ZodObject, Readonly<Record<string, unknown>>>();
-
-function inputJsonSchema(schema: z.ZodObject): Readonly<Record<string, unknown>> {
-  let json = jsonSchemas.get(schema);
-  if (json === undefined) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" });
-    json = deepFreeze(rest);
-    jsonSchemas.set(schema, json);
-  }
+/** The API's `input_schema`: the zod schema's JSON Schema for its input, without `$schema`. */
+function inputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: "input" });
   return json;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** Phrases a schema mismatch so the model can fix its call. */

@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { deflateSync } from "node:zlib";
 import { type GitTarget, runGitBytes } from "./git/run-git.js";
 
 /** Git's base85 alphabet (base85.c). */
@@ -48,8 +49,6 @@ async function rewriteAsBinary(target: GitTarget, fileDiff: Buffer): Promise<str
     return fileDiff.toString("utf8");
   }
   const [before, after] = await Promise.all([readBlob(target, ids[1]), readBlob(target, ids[2])]);
-  // zlib only for binary changes, which are rare: loading it costs every run ~0.6 ms otherwise.
-  const { deflateSync } = await import("node:zlib");
   const literal = (data: Uint8Array) => encodeLiteral(deflateSync(data), data.length);
   return `${header}GIT binary patch\n${literal(after)}${literal(before)}`;
 }

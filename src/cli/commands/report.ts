@@ -8,6 +8,7 @@ import { loadRunSummaries } from "../../report/load-runs.js";
 import { formatReportMarkdown } from "../../report/markdown.js";
 import { parseReportJson } from "../../report/read-report-json.js";
 import { reportJson } from "../../report/report-json.js";
+import { SUMMARY_FILE } from "../../report/summary.js";
 import { expandPatterns } from "../expand-patterns.js";
 import type { CliIo } from "../io.js";
 import type { ReportArgs } from "../report-flags.js";
@@ -40,7 +41,7 @@ async function readReport(path: string, onWarning: (message: string) => void): P
     (stats) => stats.isFile(),
     () => false,
   );
-  if (!isFile || basename(path) === "summary.json") {
+  if (!isFile || basename(path) === SUMMARY_FILE) {
     return buildReport(await loadRunSummaries([path], { onWarning }));
   }
   let text: string;
