@@ -70,6 +70,7 @@ describe("agent-run resume", () => {
       files: {
         "ws/a.txt": "a\n",
         "task.yaml": "prompt: Go.\nworkspace: ws\nreplies: replies.yaml\n",
+        "tmp/.keep": "",
         "replies.yaml": `- content: [{ type: tool_use, name: write_file, input: { path: b.txt, content: "b\\n" } }]
 - content: [{ type: tool_use, name: bash, input: { command: "touch started; sleep 1; echo slept" } }]
 - content: [{ type: text, text: Finished after the restart. }]
@@ -79,9 +80,8 @@ describe("agent-run resume", () => {
     const child = spawn(
       process.execPath,
       [resolve("bin/agent-run.js"), "--offline", dir.path("task.yaml"), "--out", dir.path("runs")],
-      {
-        stdio: "ignore",
-      },
+      // SIGKILL leaves the task's private snapshot folder behind: in the test's own TMPDIR.
+      { stdio: "ignore", env: { ...process.env, TMPDIR: dir.path("tmp") } },
     );
     const started = dir.path("runs/task/workspace/started");
     while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));

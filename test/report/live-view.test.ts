@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { createLiveView } from "../../src/report/live-view.js";
 import { runCli } from "../helpers/run-cli.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 describe("the live view (terminals only)", () => {
   test("keeps one status line per running task under the log, redrawn in place", () => {
@@ -33,12 +34,8 @@ describe("the live view (terminals only)", () => {
   });
 
   test("not on a terminal (or under CI), the log has no escape codes", async () => {
-    const run = await runCli([
-      "--offline",
-      "tasks/fix-failing-test.yaml",
-      "--out",
-      "/tmp/agent-run-live-view-test",
-    ]);
+    await using out = await tmpWorkspace();
+    const run = await runCli(["--offline", "tasks/fix-failing-test.yaml", "--out", out.root]);
 
     expect(run.exitCode).toBe(0);
     expect(run.stderr + run.stdout).not.toContain("\u001b[");
