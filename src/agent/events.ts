@@ -43,6 +43,8 @@ export type RunResult = {
 export type AgentEvent =
   | { type: "model_reply"; step: number; reply: ModelReply; durationMs: number }
   | { type: "model_retry"; step: number; notice: RetryNotice }
+  /** A tool call is about to run; its `tool_result` follows. */
+  | { type: "tool_start"; step: number; toolName: string; toolUseId: string; input: unknown }
   | {
       type: "tool_result";
       step: number;

@@ -35,13 +35,17 @@ export async function runToolCalls(
     const loop = noteRepeat(ctx, call);
     if (loop !== undefined) return { results, loop };
     const startedAt = performance.now();
-    const result =
-      isLastCutOff && index === calls.length - 1
-        ? {
-            content: `${call.name}: this call was cut off at the output token limit, so it was not run; send it again, smaller`,
-            isError: true,
-          }
-        : await runToolCall(call, ctx.toolsByName, ctx.workspaceRoot, ctx.signal);
+    const isCutOff = isLastCutOff && index === calls.length - 1;
+    if (!isCutOff) {
+      const { name: toolName, id: toolUseId, input } = call;
+      ctx.onEvent({ type: "tool_start", step: ctx.step, toolName, toolUseId, input });
+    }
+    const result = isCutOff
+      ? {
+          content: `${call.name}: this call was cut off at the output token limit, so it was not run; send it again, smaller`,
+          isError: true,
+        }
+      : await runToolCall(call, ctx.toolsByName, ctx.workspaceRoot, ctx.signal);
     const block: ToolResultBlock = {
       type: "tool_result",
       tool_use_id: call.id,

@@ -1,16 +1,18 @@
 import { formatCount, formatDuration } from "../format.js";
 import { totalTokens } from "../model/model-client.js";
-import { createProgressReporter } from "./progress.js";
+import { createProgressReporter, describeInput } from "./progress.js";
 import type { Reporter } from "./reporter.js";
 
-/** What the live view shows for one running task. */
-type Running = { startedAt: number; step: number; tokens: number };
+/** What the live view shows for one running task; `tool` while a tool call runs. */
+type Running = { startedAt: number; step: number; tokens: number; tool?: string | undefined };
 
 export type LiveView = {
   /** Prints a finished log line above the live block. */
   print(line: string): void;
   start(name: string): void;
   update(name: string, step: number, tokens: number): void;
+  /** The tool call the task is running (`bash: npm test`), or undefined once it ended. */
+  setTool(name: string, tool: string | undefined): void;
   end(name: string): void;
   /** Removes the block and stops the clock. */
   close(): void;
@@ -34,12 +36,12 @@ export function createLiveView(options: {
   };
   const draw = () => {
     const width = Math.max(20, options.columns - 1);
-    const lines = [...running].map(([name, task]) =>
-      `  ▸ ${name}  step ${task.step}  ${formatCount(task.tokens)} tokens  ${formatDuration(now() - task.startedAt)}`.slice(
-        0,
-        width,
-      ),
-    );
+    const lines = [...running].map(([name, task]) => {
+      const tool = task.tool === undefined ? "" : `  ${task.tool}`;
+      const clock = formatDuration(now() - task.startedAt);
+      const line = `  ▸ ${name}  step ${task.step}  ${formatCount(task.tokens)} tokens  ${clock}${tool}`;
+      return line.slice(0, width);
+    });
     if (lines.length > 0) options.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
@@ -64,6 +66,12 @@ export function createLiveView(options: {
       if (task === undefined) return;
       task.step = step;
       task.tokens = tokens;
+      redraw();
+    },
+    setTool(name, tool) {
+      const task = running.get(name);
+      if (task === undefined) return;
+      task.tool = tool;
       redraw();
     },
     end(name) {
@@ -97,6 +105,10 @@ export function createLiveReporter(options: {
     },
     onEvent(name, event) {
       progress.onEvent(name, event);
+      if (event.type === "tool_start") {
+        live.setTool(name, `${event.toolName}: ${describeInput(event.toolName, event.input)}`);
+      }
+      if (event.type === "tool_result") live.setTool(name, undefined);
       if (event.type !== "model_reply") return;
       const total = (tokens.get(name) ?? 0) + totalTokens(event.reply.usage);
       tokens.set(name, total);

@@ -122,7 +122,7 @@ function plural(count: number, noun: string): string {
 }
 
 /** A short form of a tool call's input for the log. */
-function describeInput(toolName: string, input: unknown): string {
+export function describeInput(toolName: string, input: unknown): string {
   if (typeof input !== "object" || input === null) return "";
   const fields: Record<string, unknown> = { ...input };
   const main = toolName === "bash" ? fields.command : fields.path;

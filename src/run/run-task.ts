@@ -127,7 +127,8 @@ async function runAgent(
   const transcriptFailed = new AbortController();
   const write = (event: AgentEvent) => {
     try {
-      run.transcript.write(eventLine(event));
+      const line = eventLine(event);
+      if (line !== undefined) run.transcript.write(line);
     } catch (error) {
       if (!transcriptFailed.signal.aborted) run.problems.push(messageOf(error));
       transcriptFailed.abort("cancelled");

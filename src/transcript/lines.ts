@@ -23,9 +23,14 @@ type EventLineShape =
   | CompactLineShape
   | LimitLineShape;
 
-/** One agent event as a transcript line (shapes of Claude Code's stream-json where they exist). */
-export function eventLine(event: AgentEvent): EventLineShape {
+/**
+ * One agent event as a transcript line (shapes of Claude Code's stream-json where they exist), or
+ * undefined for `tool_start`: the assistant line before it already holds the call.
+ */
+export function eventLine(event: AgentEvent): EventLineShape | undefined {
   switch (event.type) {
+    case "tool_start":
+      return undefined;
     case "model_reply":
       return {
         type: "assistant",

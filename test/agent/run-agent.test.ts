@@ -117,10 +117,19 @@ describe("runAgent", () => {
     });
     expect(events.map((event) => event.type)).toEqual([
       "model_reply",
+      "tool_start",
       "tool_result",
+      "tool_start",
       "tool_result",
       "model_reply",
     ]);
+    expect(events[1]).toEqual({
+      type: "tool_start",
+      step: 1,
+      toolName: "echo",
+      toolUseId: "ta",
+      input: { text: "a" },
+    });
   });
 
   test("tool failures, unknown tools and bad input go back to the model as error results", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { createLiveView } from "../../src/report/live-view.js";
+import { createLiveReporter, createLiveView } from "../../src/report/live-view.js";
 import { runCli } from "../helpers/run-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
@@ -22,6 +22,43 @@ describe("the live view (terminals only)", () => {
     );
     expect(screen).toContain("\u001b[2F\u001b[J[alpha] step 3 bash: npm test (exit 0, 1.2s)\n");
     expect(screen.endsWith("\u001b[1F\u001b[J")).toBe(true);
+  });
+
+  test("shows the tool call a task is running, from its start until its result", () => {
+    const out: string[] = [];
+    const reporter = createLiveReporter({
+      writeRaw: (text) => out.push(text),
+      columns: 100,
+      isVerbose: false,
+    });
+    reporter.onTaskStart("alpha", "offline");
+    const input = { command: "npm test" };
+    reporter.onEvent("alpha", {
+      type: "tool_start",
+      step: 1,
+      toolName: "bash",
+      toolUseId: "t1",
+      input,
+    });
+    const running = out.join("");
+    const block = { type: "tool_result" as const, tool_use_id: "t1", content: "ok" };
+    reporter.onEvent("alpha", {
+      type: "tool_result",
+      step: 1,
+      toolName: "bash",
+      input,
+      block,
+      durationMs: 1200,
+      exitCode: 0,
+    });
+    const afterResult = out.slice(
+      out.lastIndexOf("[alpha] step 1 bash: npm test (exit 0, 1.2s)\n"),
+    );
+    void reporter.onBatchEnd([], "", "out");
+
+    expect(running).toMatch(/▸ alpha {2}step 0 {2}0 tokens {2}\S+ {2}bash: npm test\n$/);
+    expect(afterResult.join("")).not.toContain("bash: npm test\n  ▸");
+    expect(afterResult.join("")).toMatch(/▸ alpha {2}step 0 {2}0 tokens {2}\S+\n/);
   });
 
   test("status lines are cut to the terminal width so redraws stay aligned", () => {

@@ -144,7 +144,13 @@ describe("eventLine", () => {
       tool_name: "read_file",
       duration_ms: 3,
     });
-    expect(Object.keys(line)).not.toContain("exit_code");
+    expect(Object.keys(line ?? {})).not.toContain("exit_code");
+  });
+
+  test("a tool's start has no line of its own: the assistant line before it holds the call", () => {
+    const start = { type: "tool_start", step: 2, toolName: "bash", toolUseId: "t1", input: {} };
+
+    expect(eventLine({ ...start, type: "tool_start" })).toBeUndefined();
   });
 
   test("a retry is a system/api_retry line (status and delay null for a connection error)", () => {
