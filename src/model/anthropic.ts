@@ -16,7 +16,10 @@ export type AnthropicModelOptions = {
   apiKey: string;
   /** Defaults to the SDK's own (https://api.anthropic.com). */
   baseURL?: string | undefined;
-  /** The SDK's retry loop is the only one; each retry is reported through `onRetry`. */
+  /**
+   * Retries of a failed request (the SDK's loop) and of a broken stream (this client's), each
+   * reported through `onRetry`.
+   */
   maxRetries?: number;
   /** Per-request timeout of the SDK (the task's own timeout aborts through the signal). */
   requestTimeoutMs?: number;
