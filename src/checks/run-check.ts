@@ -1,3 +1,4 @@
+import { formatDuration } from "../format.js";
 import { createBashTool } from "../tools/bash.js";
 import type { ToolResult } from "../tools/define-tool.js";
 import type { Check, CheckContext, CheckOutcome } from "./types.js";
@@ -49,10 +50,4 @@ function showCommand(command: string): string {
       ? `${oneLine.slice(0, MAX_SHOWN_COMMAND_CHARS - 1)}…`
       : oneLine;
   return `\`${shown}\``;
-}
-
-function formatDuration(ms: number): string {
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
-  return `${ms}ms`;
 }

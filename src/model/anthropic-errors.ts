@@ -30,10 +30,12 @@ const STREAM_ERROR_TYPES: Readonly<Record<string, ModelErrorCategory>> = {
   overloaded_error: "overloaded",
   rate_limit_error: "rate_limit",
   api_error: "server_error",
+  timeout_error: "server_error",
   authentication_error: "authentication",
   permission_error: "authentication",
   not_found_error: "not_found",
   invalid_request_error: "invalid_request",
+  billing_error: "invalid_request",
 };
 
 /** What kind of failure an SDK error is. */
@@ -50,7 +52,8 @@ export function categoryOf(error: unknown): ModelErrorCategory {
     return "invalid_request";
   }
   if (error instanceof APIError && error.status === undefined) {
-    return STREAM_ERROR_TYPES[apiErrorType(error) ?? ""] ?? "unknown";
+    // An error event of a type not listed: most likely the server's trouble, worth a retry.
+    return STREAM_ERROR_TYPES[apiErrorType(error) ?? ""] ?? "server_error";
   }
   return "unknown";
 }

@@ -113,7 +113,7 @@ export function startCommand(
     subprocess = spawn(file, args, options);
   } catch (error) {
     // Arguments execa refuses before starting anything, such as a NUL byte.
-    const startError = error instanceof Error ? error.message : String(error);
+    const startError = briefly(error instanceof Error ? error.message : String(error));
     const ended = Promise.resolve({ exitCode: null, signal: null, startError });
     return { pid: undefined, output: [], exited: ended.then(() => {}), ended, kill: () => {} };
   }
@@ -123,7 +123,12 @@ export function startCommand(
   const ended = subprocess.then((result): CommandEnd => {
     if (subprocess.pid === undefined) {
       const startCode = typeof result.code === "string" ? result.code : undefined;
-      const startError = result.shortMessage ?? "did not start";
+      // The spawn error itself ("spawn bash ENOENT"): execa's messages also quote the command.
+      const message = briefly(result.originalMessage ?? result.shortMessage ?? "did not start");
+      const startError =
+        startCode === undefined || message.includes(startCode)
+          ? message
+          : `${message} (${startCode})`;
       return { exitCode: null, signal: null, startError, ...(startCode ? { startCode } : {}) };
     }
     return { exitCode: result.exitCode ?? null, signal: result.signal ?? null };
@@ -157,4 +162,15 @@ function spawn(
     detached: options.detached,
     reject: false,
   });
+}
+
+/** Most characters of a start error kept: the command it failed on may be huge. */
+const MAX_START_ERROR_CHARS = 200;
+
+/** A start error's first line, cut to MAX_START_ERROR_CHARS. */
+function briefly(message: string): string {
+  const line = message.split("\n", 1)[0] ?? "";
+  return line.length > MAX_START_ERROR_CHARS
+    ? `${line.slice(0, MAX_START_ERROR_CHARS - 1)}…`
+    : line;
 }

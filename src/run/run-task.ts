@@ -67,7 +67,7 @@ async function prepare(run: Run): Promise<Prepared | undefined> {
   let scratch: ScratchFolder | undefined;
   try {
     scratch = await makeScratchFolder([task.workspace, run.runDir]);
-    const plan = planWorkspace({ source: task.workspace, runDir: run.runDir, inPlace });
+    const plan = await planWorkspace({ source: task.workspace, runDir: run.runDir, inPlace });
     const { gitDir } = scratch;
     const before = plan
       .copy()
@@ -103,6 +103,8 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     env: task.bash.env,
   });
   const result = await runAgent(run, prepared, commandEnv, sandbox);
+  // Without a starting state the run is an error: there are no changes to find or check.
+  if ((await prepared.before) === undefined) return { result, changes: undefined, checks: [] };
   const changes = await collectChanges(run, prepared);
   const checks = await runChecks(task.checks, {
     workspace: prepared.workspace,
@@ -124,14 +126,14 @@ async function runAgent(
   sandbox: Sandbox,
 ): Promise<RunResult | undefined> {
   const { options } = run;
-  const transcriptFailed = new AbortController();
+  const stop = new AbortController();
   const write = (event: AgentEvent) => {
     try {
       const line = eventLine(event);
       if (line !== undefined) run.transcript.write(line);
     } catch (error) {
-      if (!transcriptFailed.signal.aborted) run.problems.push(messageOf(error));
-      transcriptFailed.abort("cancelled");
+      if (!stop.signal.aborted) run.problems.push(messageOf(error));
+      stop.abort("cancelled");
     }
   };
   // Until the init line is written, events wait: it must come first.
@@ -149,16 +151,16 @@ async function runAgent(
     if (before === undefined)
       throw new Error("the workspace's starting state could not be recorded");
   });
+  // Only a tool call waits on it: a run that ends before any must not leave it unhandled. A
+  // workspace that could not be prepared also ends the run at once (the model call in flight too).
+  ready.catch(() => stop.abort("cancelled"));
   const setup = { ...options, system: run.system, commandEnv, sandbox, ready };
-  const result = await runAgentWithLimits(
-    setup,
-    prepared.workspace,
-    record,
-    transcriptFailed.signal,
-  ).catch((error: unknown) => {
-    run.problems.push(`internal error: ${messageOf(error)}`);
-    return undefined;
-  });
+  const result = await runAgentWithLimits(setup, prepared.workspace, record, stop.signal).catch(
+    (error: unknown) => {
+      run.problems.push(`internal error: ${messageOf(error)}`);
+      return undefined;
+    },
+  );
   await prepared.initWritten;
   return result;
 }

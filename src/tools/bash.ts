@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { z } from "zod";
+import { formatDuration } from "../format.js";
 import { type CommandEnd, startCommand } from "../process/run-process.js";
+import { MAX_TIMER_MS } from "../timer.js";
 import { type CommandPolicy, checkCommand, describeRefusal } from "./command-policy.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { createOutputCollector, type OutputCollector } from "./output-collector.js";
@@ -44,9 +46,6 @@ const BashInputSchema = z
       .describe("The shell command to run, e.g. `npm test 2>&1 | tail -50`."),
   })
   .strict();
-
-/** Node timers overflow past this (~24.8 days) and would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
@@ -214,8 +213,4 @@ function describeOutcome(
   }
   const exitCode = result.exitCode ?? -1;
   return { line: `[exit code: ${exitCode}]`, isError: exitCode !== 0, timedOut };
-}
-
-function formatDuration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }

@@ -1,5 +1,6 @@
-import { accessSync, constants, type Dirent, readdirSync } from "node:fs";
+import { constants, type Dirent } from "node:fs";
 import {
+  access,
   chmod,
   copyFile,
   lstat,
@@ -46,20 +47,23 @@ export async function copyTree(source: string, target: string): Promise<void> {
 /**
  * Throws, naming the first one, when `source` holds an entry `copyTree` would refuse (a FIFO,
  * socket or device) or a file or folder it cannot read; `.git` entries are skipped, as in the copy.
- * A walk of names and types only: far cheaper than the copy, so it can come first.
+ * A walk of names, types and permissions only: far cheaper than the copy, so it can come first.
+ * Like the copy, it runs on the thread pool.
  */
-export function assertCopyable(source: string): void {
+export async function assertCopyable(source: string): Promise<void> {
   const pending = [source];
   for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const files: string[] = [];
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
       if (entry.name === ".git") continue;
       const path = join(folder, entry.name);
       if (entry.isDirectory()) pending.push(path);
-      else if (entry.isFile()) accessSync(path, constants.R_OK);
+      else if (entry.isFile()) files.push(path);
       else if (!entry.isSymbolicLink()) {
         throw new Error(`cannot copy ${path}: it is ${describeKind(entry)}`);
       }
     }
+    await Promise.all(files.map((path) => access(path, constants.R_OK)));
   }
 }
 

@@ -29,7 +29,7 @@ export type WorkspacePlan = PreparedWorkspace & { copy: () => Promise<void> };
  * system offers them. Throws a plain Error for a missing source or an output folder that overlaps it.
  */
 export async function prepareWorkspace(options: PrepareOptions): Promise<PreparedWorkspace> {
-  const plan = planWorkspace(options);
+  const plan = await planWorkspace(options);
   await plan.copy();
   return { path: plan.path };
 }
@@ -38,7 +38,7 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
  * `prepareWorkspace` in two steps: first every check, including that each file of the source can
  * be copied (a FIFO, socket, device or unreadable file is refused, named), then the copy itself.
  */
-export function planWorkspace(options: PrepareOptions): WorkspacePlan {
+export async function planWorkspace(options: PrepareOptions): Promise<WorkspacePlan> {
   const source = resolveRealPath(options.source);
   assertFolder(source, options.source);
   if (options.inPlace) return { path: source, copy: async () => {} };
@@ -55,7 +55,7 @@ export function planWorkspace(options: PrepareOptions): WorkspacePlan {
     );
   }
   try {
-    assertCopyable(source);
+    await assertCopyable(source);
   } catch (error) {
     throw new Error(
       `copying the workspace ${options.source} to ${target} failed: ${messageOf(error)}`,

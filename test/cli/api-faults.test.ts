@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
-import { brokenStream, httpError, reply } from "../helpers/replies.js";
+import { brokenStream, httpError, reply, streamError } from "../helpers/replies.js";
 import { runCli } from "../helpers/run-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
@@ -43,6 +43,28 @@ describe("model API faults", () => {
       retry_delay_ms: 5,
       error: expect.stringMatching(/^stream interrupted/),
     });
+  });
+
+  test.each([
+    ["timeout_error", 0],
+    ["overloaded_error", 0],
+    ["some_new_error", 0],
+    ["invalid_request_error", 1],
+  ])("an error event of type %s inside the stream: exit %i", async (errorType, exitCode) => {
+    await using server = await startMockHttpServer();
+    await using dir = await tasks(["t"]);
+    server.queue(streamError(reply().text("half"), errorType), reply().text("done"));
+
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: env(server.url),
+    });
+
+    expect(run.exitCode).toBe(exitCode);
+    expect(server.requests).toHaveLength(exitCode === 0 ? 2 : 1);
+    const retries = (await readTranscript(dir.path("out/t"))).filter(
+      (line) => line.subtype === "api_retry",
+    );
+    expect(retries).toHaveLength(exitCode === 0 ? 1 : 0);
   });
 
   test("two 529s then a reply: retries cost the run nothing else", async () => {

@@ -1,4 +1,6 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, symlinkSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { runCli } from "../helpers/run-cli.js";
@@ -27,5 +29,38 @@ describe("a workspace that cannot be copied", () => {
     expect(lines[0]).toMatchObject({ type: "system", subtype: "init" });
     expect(lines.at(-1)).toMatchObject({ type: "result", status: "error" });
     expect(lines.some((line) => line.type === "user")).toBe(false);
+  });
+
+  test("a snapshot that fails (no git on PATH) ends the task as error, runs no check and leaves no folder behind", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "tmp/.keep": "",
+        "r.yaml": "- content: [{ type: text, text: Nothing to do. }]\n",
+        "t.yaml":
+          "prompt: Go.\nworkspace: ws\nreplies: r.yaml\nchecks:\n  - run: touch ../../check-ran\n",
+      },
+    });
+    // A PATH that holds node and nothing else: agent-run starts, its git does not.
+    symlinkSync(process.execPath, dir.path("node"));
+    const run = spawnSync(
+      dir.path("node"),
+      [resolve("bin/agent-run.js"), "--offline", dir.path("t.yaml"), "--out", dir.path("out")],
+      { env: { PATH: dir.root, HOME: dir.root, TMPDIR: dir.path("tmp") }, encoding: "utf8" },
+    );
+
+    expect(run.stderr).not.toMatch(/internal error|Unhandled|at .*\.mjs/);
+    expect(run.status).toBe(1);
+    const summary = await readSummary(dir.path("out/t"));
+    expect(summary).toMatchObject({
+      status: "error",
+      error: expect.stringMatching(/could not prepare the workspace: git was not found on PATH/),
+      checks: [],
+    });
+    expect(existsSync(dir.path("check-ran"))).toBe(false);
+    expect(existsSync(dir.path("out/report.json"))).toBe(true);
+    expect(readdirSync(dir.path("tmp"))).toEqual([".keep"]);
+    const lines = await readTranscript(dir.path("out/t"));
+    expect(lines.at(-1)).toMatchObject({ type: "result", status: "error" });
   });
 });

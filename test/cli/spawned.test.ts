@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -230,5 +230,36 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     expect(lines.at(-1)).toMatchObject({ type: "result", status: "cancelled", is_error: true });
     expect(await readSummary(join(dir, "out", "cancel-me"))).toMatchObject({ status: "cancelled" });
     expect(await waitUntilGone(shellPid)).toBe(true);
+  });
+
+  test("a second SIGINT exits at once (130) and still removes the task's snapshot folder", async () => {
+    await using server = await startMockHttpServer();
+    await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
+    // The command ignores SIGTERM, so the first SIGINT's cancellation takes a while.
+    server.queue(reply().toolUse("bash", { command: "trap '' TERM; echo $$ > pid.txt; sleep 5" }));
+    const task = join(dir, "task.yaml");
+    await writeFile(task, `name: twice\nprompt: Wait.\nworkspace: ${ws.root}\n`);
+    const tmp = join(dir, "tmp");
+    await mkdir(tmp);
+    const { child, done } = spawnCli([task, "--out", join(dir, "out")], {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: server.url,
+      TMPDIR: tmp,
+    });
+    await readPidFile(join(dir, "out", "twice", "workspace", "pid.txt"));
+    expect(await readdir(tmp)).toHaveLength(1);
+    const firstSeen = new Promise<void>((resolve) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("SIGINT received")) resolve();
+      });
+    });
+    child.kill("SIGINT");
+    await firstSeen;
+    child.kill("SIGINT");
+    const result = await done;
+
+    expect(result.stderr).toMatch(/SIGINT again; exiting now/);
+    expect(result.code).toBe(130);
+    expect(await readdir(tmp)).toEqual([]);
   });
 });

@@ -50,7 +50,13 @@ export async function startMockHttpServer(): Promise<MockHttpServer> {
       } else if (isBrokenStream(item)) {
         response.writeHead(200, { "content-type": "text/event-stream" });
         const events = toSse(item.message).split("\n\n").slice(0, item.events);
-        response.write(`${events.join("\n\n")}\n\n`, () => response.destroy());
+        if (item.errorType === undefined) {
+          response.write(`${events.join("\n\n")}\n\n`, () => response.destroy());
+        } else {
+          response.write(`${events.join("\n\n")}\n\n`);
+          const error = { type: "error", error: { type: item.errorType, message: "it failed" } };
+          response.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
+        }
       } else if (isHttpFailure(item)) {
         response.writeHead(item.status, { "content-type": "application/json", ...item.headers });
         response.end(JSON.stringify(item.body));

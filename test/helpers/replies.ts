@@ -8,8 +8,16 @@ export type HttpFailure = {
   headers?: Record<string, string>;
 };
 
-/** A stream that starts like `message` and breaks off (the connection drops) after `events` events. */
-export type BrokenStream = { kind: "broken_stream"; message: ApiMessage; events: number };
+/**
+ * A stream that starts like `message` and breaks off after `events` events: the connection drops,
+ * or with `errorType` the stream ends with an API error event of that type.
+ */
+export type BrokenStream = {
+  kind: "broken_stream";
+  message: ApiMessage;
+  events: number;
+  errorType?: string;
+};
 
 /** What a mock model server serves for one request. */
 export type Scripted = ApiMessage | HttpFailure | BrokenStream;
@@ -183,6 +191,11 @@ export function isBrokenStream(item: Scripted): item is BrokenStream {
 /** A stream that breaks off after `events` server-sent events. */
 export function brokenStream(message: ReplyBuilder, events = 3): BrokenStream {
   return { kind: "broken_stream", message: message.build(), events };
+}
+
+/** A stream that ends with an `error` event of the API's `errorType` after its first event. */
+export function streamError(message: ReplyBuilder, errorType: string): BrokenStream {
+  return { kind: "broken_stream", message: message.build(), events: 1, errorType };
 }
 
 /** Builds queued builders; passes finished items through. */

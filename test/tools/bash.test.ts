@@ -245,6 +245,16 @@ describe("bash", () => {
     expect(result.content).toMatch(/^\(no output\)\n\[failed to start: .*null bytes/);
   });
 
+  test("a command too long to start gives a short error, not the command back", async () => {
+    await using ws = await tmpWorkspace();
+
+    const command = `echo ${"x".repeat(200_000)}`;
+    const result = await bash.execute({ command }, ctxFor(ws.root));
+
+    expect(result).toMatchObject({ isError: true, exitCode: null });
+    expect(result.content).toBe("(no output)\n[failed to start: spawn E2BIG]");
+  });
+
   test("a workspace folder that is gone is an error result", async () => {
     await using ws = await tmpWorkspace();
 

@@ -68,14 +68,23 @@ export async function runGitBytes(
   }
 }
 
+/** What a git installed outside the usual places needs to start at all: kept from the runner's own. */
+const GIT_INSTALL_VARIABLES = ["GIT_EXEC_PATH", "LD_LIBRARY_PATH"] as const;
+
 /**
  * The commands' allow-listed environment (no GIT_* variable that would point git elsewhere, no
- * key or token), plus switches that hide system and global config. HOME and XDG_CONFIG_HOME point
- * at the git dir so git older than 2.32 (no GIT_CONFIG_GLOBAL) finds no ~/.gitconfig either.
+ * key or token) and GIT_INSTALL_VARIABLES, plus switches that hide system and global config. HOME
+ * and XDG_CONFIG_HOME point at the git dir so git older than 2.32 (no GIT_CONFIG_GLOBAL) finds no
+ * ~/.gitconfig either.
  */
 function gitEnvironment(gitDir: string): Record<string, string> {
+  const install = GIT_INSTALL_VARIABLES.flatMap((name) => {
+    const value = process.env[name];
+    return value === undefined ? [] : [[name, value] as const];
+  });
   return {
     ...buildCommandEnv(process.env, undefined),
+    ...Object.fromEntries(install),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: devNull,
     GIT_ATTR_NOSYSTEM: "1",

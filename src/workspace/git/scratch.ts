@@ -1,13 +1,24 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSameOrInside, resolveRealPath } from "../../fs/real-path.js";
 
+/** A scratch folder, its snapshot git dir (made on first use) and how to remove it. */
+export type ScratchFolder = { path: string; gitDir: string; remove: () => Promise<void> };
+
+/** Scratch folders not yet removed: a process that exits early (a second Ctrl-C) removes them. */
+const live = new Set<string>();
+
+function removeLiveFolders(): void {
+  for (const path of live) rmSync(path, { recursive: true, force: true });
+}
+
 /**
  * A private folder for one task's snapshot git dir: made with mode 0700 in the system's
  * temporary folder, so that it is neither in the workspace nor in the output folder, and removed
- * when the task ends. `avoid` lists folders it must not be inside (the workspace, the run folder).
+ * when the task ends, or when the process exits before that (only `kill -9` leaves it behind).
+ * `avoid` lists folders it must not be inside (the workspace, the run folder).
  */
 export async function makeScratchFolder(avoid: readonly string[]): Promise<ScratchFolder> {
   const base = resolveRealPath(tmpdir());
@@ -18,12 +29,15 @@ export async function makeScratchFolder(avoid: readonly string[]): Promise<Scrat
     );
   }
   const path = mkdtempSync(join(base, "agent-run-"));
+  if (live.size === 0) process.once("exit", removeLiveFolders);
+  live.add(path);
   return {
     path,
     gitDir: join(path, "snapshots.git"),
-    remove: () => rm(path, { recursive: true, force: true }),
+    remove: async () => {
+      await rm(path, { recursive: true, force: true });
+      live.delete(path);
+      if (live.size === 0) process.removeListener("exit", removeLiveFolders);
+    },
   };
 }
-
-/** A scratch folder, its snapshot git dir (made on first use) and how to remove it. */
-export type ScratchFolder = { path: string; gitDir: string; remove: () => Promise<void> };

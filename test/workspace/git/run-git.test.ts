@@ -17,6 +17,19 @@ describe("runGit", () => {
     }
   });
 
+  it("keeps the runner's GIT_EXEC_PATH, which a git installed elsewhere needs", async () => {
+    await using empty = await tmpWorkspace();
+    const execPath = (await runGit({ gitDir: empty.root }, ["--exec-path"])).trim();
+    const saved = process.env.GIT_EXEC_PATH;
+    process.env.GIT_EXEC_PATH = `${execPath}/`;
+    try {
+      expect(await runGit({ gitDir: empty.root }, ["--exec-path"])).toBe(`${execPath}/\n`);
+    } finally {
+      if (saved === undefined) delete process.env.GIT_EXEC_PATH;
+      else process.env.GIT_EXEC_PATH = saved;
+    }
+  });
+
   it("reports git's own message when a command fails", async () => {
     await using empty = await tmpWorkspace();
 
