@@ -1,15 +1,14 @@
-import { constants, type Dirent } from "node:fs";
 import {
-  access,
-  chmod,
-  copyFile,
-  lstat,
-  mkdir,
-  readdir,
-  readlink,
-  symlink,
-  utimes,
-} from "node:fs/promises";
+  chmodSync,
+  constants,
+  type Dirent,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  symlinkSync,
+} from "node:fs";
+import { access, copyFile, lstat, readdir, utimes } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Copy as a new file (the target is fresh), cloned (copy-on-write) where the file system can. */
@@ -29,10 +28,10 @@ const MAX_COPIES_IN_FLIGHT = 8;
  * their mode. Any other kind of entry (a FIFO, socket or device) is an error, as is any failing
  * file operation; the first error is thrown once the copies already started have ended.
  *
- * Every file operation runs on libuv's thread pool, so that the event loop, which the other tasks
- * of a batch share, never waits for the disk; up to MAX_COPIES_IN_FLIGHT files are copied at once.
- * (Node's `fs.cp` copies one entry after another, several pool round trips each: far more CPU on
- * a big tree.)
+ * Files are copied on libuv's thread pool, up to MAX_COPIES_IN_FLIGHT at once, so that the event
+ * loop, which the other tasks of a batch share, does not wait for their bytes. Folders and
+ * symlinks, far fewer, are made at once: through the pool, each would wait behind the copies
+ * queued there. (Node's `fs.cp` copies one entry after another, several pool round trips each.)
  */
 export async function copyTree(source: string, target: string): Promise<void> {
   const inFlight = new Set<Promise<void>>();
@@ -77,13 +76,13 @@ async function copyFolders(
   const created: { to: string; mode: number }[] = [];
   for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
     const { from, to } = folder;
-    await mkdir(to);
-    created.push({ to, mode: (await lstat(from)).mode });
-    for (const entry of await readdir(from, { withFileTypes: true })) {
+    mkdirSync(to);
+    created.push({ to, mode: lstatSync(from).mode });
+    for (const entry of readdirSync(from, { withFileTypes: true })) {
       if (entry.name === ".git") continue;
       const paths = { from: join(from, entry.name), to: join(to, entry.name) };
       if (entry.isDirectory()) pending.push(paths);
-      else if (entry.isSymbolicLink()) await symlink(await readlink(paths.from), paths.to);
+      else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(paths.from), paths.to);
       else if (!entry.isFile()) {
         throw new Error(`cannot copy ${paths.from}: it is ${describeKind(entry)}`);
       } else {
@@ -93,7 +92,7 @@ async function copyFolders(
     }
   }
   await Promise.all(inFlight);
-  for (const { to, mode } of created.reverse()) await chmod(to, mode);
+  for (const { to, mode } of created.reverse()) chmodSync(to, mode);
 }
 
 /** Starts a file's copy on the thread pool; it leaves `inFlight` when done. */
