@@ -122,6 +122,7 @@ function failed(task: Task, model: string, outDir: string, error: string): TaskS
     durationMs: 0,
     finalText: "",
     changedFiles: [],
+    gitChanges: [],
     workspace: task.workspace,
     runDir: resolve(outDir, task.name),
     patchFile: null,

@@ -33,7 +33,8 @@ export type Check =
 /** One check's outcome, as `summary.json`, the transcript and the reports show it. */
 export type CheckResult = {
   name: string;
-  kind: CheckKind;
+  /** A declared check's kind, or `git_unchanged`: the check agent-run adds when a .git changed. */
+  kind: CheckKind | "git_unchanged";
   passed: boolean;
   /** Why it passed or failed, in a sentence (`src/app.js does not contain "export"`). */
   message: string;

@@ -11,7 +11,8 @@ const RUN_FOLDER_MARKER = TRANSCRIPT_FILE;
 
 /**
  * Checks the output folder against the batch before anything runs, then creates it. Refuses an
- * --out inside a task's workspace (the copy would nest), a task folder that exists but is not an
+ * --out inside a task's workspace (the copy would nest; in place, the agent could reach it, unless
+ * allowed), a task folder that exists but is not an
  * earlier run's (it would be replaced), and --in-place tasks whose workspaces overlap when they
  * could run at the same time (each would count the other's edits as its own).
  * Returns warnings for the log.
@@ -19,7 +20,7 @@ const RUN_FOLDER_MARKER = TRANSCRIPT_FILE;
 export async function prepareOutDir(
   outDir: string,
   tasks: readonly Task[],
-  options: { isInPlace: boolean; concurrency: number },
+  options: { isInPlace: boolean; isOutInWorkspaceAllowed: boolean; concurrency: number },
 ): Promise<string[]> {
   const warnings: string[] = [];
   for (const task of tasks) {
@@ -29,8 +30,13 @@ export async function prepareOutDir(
           `--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}); choose an output folder outside it`,
         );
       }
+      if (!options.isOutInWorkspaceAllowed) {
+        throw new ConfigError(
+          `--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}), where the agent works in place and its commands could rewrite the transcript; choose an --out outside the workspace, or pass --allow-out-in-workspace`,
+        );
+      }
       warnings.push(
-        `--out ${outDir} is inside the workspace of task "${task.name}": agent-run leaves it out of the change, but the agent's own commands (git add -A) may not; add it to .gitignore or choose --out outside`,
+        `--out ${outDir} is inside the workspace of task "${task.name}": agent-run leaves it out of the change and the file tools refuse it, but without the sandbox the agent's commands can reach it (git add -A too); add it to .gitignore or choose --out outside`,
       );
     }
     const runDir = join(outDir, task.name);

@@ -20,6 +20,8 @@ export type RunOptions = {
   timeoutMs: number | undefined;
   concurrency: number;
   isInPlace: boolean;
+  /** With --in-place, an --out inside the workspace is allowed (it is refused otherwise). */
+  isOutInWorkspaceAllowed: boolean;
   isOffline: boolean;
   isVerbose: boolean;
   pricesFile: string | undefined;
@@ -69,6 +71,12 @@ const RUN_FLAGS = {
     type: "boolean",
     default: false,
     describe: "Work on the task's workspace itself instead of a copy",
+  },
+  "allow-out-in-workspace": {
+    type: "boolean",
+    default: false,
+    describe:
+      "With --in-place, allow an --out inside the workspace (the file tools and the sandbox still keep the agent out of it)",
   },
   offline: {
     type: "boolean",
@@ -146,6 +154,7 @@ export function parseRunOptions(
     timeoutMs: durationFlag("--timeout", raw.timeout),
     concurrency: positiveIntFlag("--concurrency", raw.concurrency) ?? DEFAULT_CONCURRENCY,
     isInPlace: raw["in-place"] === true,
+    isOutInWorkspaceAllowed: raw["allow-out-in-workspace"] === true,
     isOffline: raw.offline === true,
     isVerbose: raw.verbose === true,
     pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),

@@ -16,6 +16,8 @@ export type ProcessOptions = {
   input?: string | Uint8Array;
   /** The process is killed, and the call fails, when stdout grows past this. */
   maxOutputBytes: number;
+  /** Exit codes that count as success besides 0 (`git check-ignore` exits 1 when nothing matched). */
+  okExitCodes?: readonly number[];
 };
 
 /** Why a command failed; `stderr` is what it printed there, `code` the spawn error's (ENOENT). */
@@ -86,7 +88,12 @@ export async function runProcess(
   if (isTooLarge) {
     throw new ProcessError(`output larger than ${options.maxOutputBytes} bytes`, errors, undefined);
   }
-  if (end.exitCode === 0) return Buffer.concat(stdout);
+  if (
+    end.exitCode === 0 ||
+    (end.exitCode !== null && options.okExitCodes?.includes(end.exitCode))
+  ) {
+    return Buffer.concat(stdout);
+  }
   const reason =
     end.startError ??
     (end.exitCode === null ? `signal ${end.signal ?? "unknown"}` : `exit code ${end.exitCode}`);

@@ -55,6 +55,7 @@ const RecordedTaskSchema = z.looseObject({
     max_recorded_output: z.number().default(1_000_000),
   }),
   sandbox: z.enum(["none", "bwrap"]).default("none"),
+  allow_git_changes: z.boolean().default(false),
   replies: z.string().nullable(),
   checks: z.unknown(),
   workspace: z.object({
@@ -150,6 +151,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxRecordedChars: recorded.bash.max_recorded_output,
     },
     sandbox: recorded.sandbox,
+    allowGitChanges: recorded.allow_git_changes,
     replies: recorded.replies ?? undefined,
     checks,
   };

@@ -5,6 +5,7 @@ import { totalTokens } from "../model/model-client.js";
 import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
+import type { GitDirChange } from "../workspace/git-dir-state.js";
 
 /** The file in each run folder that holds its summary. */
 export const SUMMARY_FILE = "summary.json";
@@ -25,6 +26,8 @@ export type TaskSummary = {
   durationMs: number;
   finalText: string;
   changedFiles: ChangedFile[];
+  /** What changed under a `.git` in the workspace: never in `changedFiles` or the patch. */
+  gitChanges: GitDirChange[];
   workspace: string;
   runDir: string;
   /** `changes.patch` inside `runDir`, or null when it could not be written. */
@@ -54,6 +57,7 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     duration_ms: summary.durationMs,
     final_text: summary.finalText,
     changed_files: summary.changedFiles,
+    git_changes: summary.gitChanges,
     workspace: summary.workspace,
     transcript: "transcript.jsonl",
     patch: summary.patchFile,

@@ -11,6 +11,7 @@ import { checkLine, resultLine } from "../transcript/lines.js";
 import { TranscriptWriter } from "../transcript/writer.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import type { WorkspaceChanges } from "../workspace/changes.js";
+import type { GitDirChange } from "../workspace/git-dir-state.js";
 import { contentHash, type Snapshot } from "../workspace/snapshot.js";
 import { clearRunDir, PATCH_FILE, TRANSCRIPT_FILE, writeSummary } from "./run-folder.js";
 import type { RunTaskOptions } from "./run-options.js";
@@ -34,6 +35,8 @@ export type Run = {
 export type Work = {
   result: RunResult | undefined;
   changes: WorkspaceChanges | undefined;
+  /** What changed under a `.git` in the workspace (snapshots never hold one). */
+  gitChanges: GitDirChange[];
   checks: CheckResult[];
 };
 
@@ -112,6 +115,7 @@ export async function finish(
     workspace,
     runDir: run.runDir,
     patchFile: work.changes === undefined ? null : PATCH_FILE,
+    gitChanges: work.gitChanges,
     checks: work.checks,
   });
   await writeSummary(summary, run.redact);

@@ -1,4 +1,5 @@
 import type { AgentEvent, RunResult } from "../agent/events.js";
+import { gitChangesCheck } from "../checks/git-changes-check.js";
 import { runChecks } from "../checks/run-checks.js";
 import { messageOf } from "../errors.js";
 import { taskCommandEnv } from "../process/command-env.js";
@@ -7,6 +8,12 @@ import type { Sandbox } from "../tools/sandbox.js";
 import { eventLine } from "../transcript/lines.js";
 import { diffSnapshots, type WorkspaceChanges } from "../workspace/changes.js";
 import { makeScratchFolder, type ScratchFolder } from "../workspace/git/scratch.js";
+import {
+  compareGitDirStates,
+  type GitDirChange,
+  type GitDirState,
+  readGitDirState,
+} from "../workspace/git-dir-state.js";
 import { planWorkspace } from "../workspace/prepare.js";
 import { type Snapshot, snapshotWorkspace, stageWorkspace } from "../workspace/snapshot.js";
 import { runAgentWithLimits } from "./agent-limits.js";
@@ -23,6 +30,8 @@ type Prepared = {
   workspace: string;
   scratch: ScratchFolder;
   before: Promise<Snapshot | undefined>;
+  /** What is under every `.git` in the workspace at the start (a copy holds none). */
+  gitDirsBefore: Promise<GitDirState>;
   /** Settles once the init line is written: the agent's lines wait for it. */
   initWritten: Promise<void>;
 };
@@ -39,7 +48,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
     if (prepared === undefined) writeInit(run, undefined, undefined);
     const work =
       prepared === undefined
-        ? { result: undefined, changes: undefined, checks: [] }
+        ? { result: undefined, changes: undefined, gitChanges: [], checks: [] }
         : await workIn(run, prepared);
     await prepared?.initWritten;
     const workspace = prepared?.workspace ?? options.task.workspace;
@@ -54,7 +63,12 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
 export async function skipTask(options: RunTaskOptions, reason: string): Promise<TaskSummary> {
   const run = await openRun(options);
   writeInit(run, undefined, undefined);
-  const work = { result: emptyResult("skipped", reason, 0), changes: undefined, checks: [] };
+  const work = {
+    result: emptyResult("skipped", reason, 0),
+    changes: undefined,
+    gitChanges: [],
+    checks: [],
+  };
   return finish(run, work, options.task.workspace, undefined);
 }
 
@@ -69,17 +83,26 @@ async function prepare(run: Run): Promise<Prepared | undefined> {
     scratch = await makeScratchFolder([task.workspace, run.runDir]);
     const plan = await planWorkspace({ source: task.workspace, runDir: run.runDir, inPlace });
     const { gitDir } = scratch;
-    const before = plan
-      .copy()
-      .then(() =>
-        snapshotWorkspace({ workspace: plan.path, gitDir, excludePaths: excludedPaths(run) }),
-      )
+    const copied = plan.copy();
+    const gitDirsBefore = inPlace
+      ? copied.then(() => readGitDirState(plan.path, excludedPaths(run)))
+      : Promise.resolve(new Map());
+    const before = copied
+      .then(async () => {
+        const excludePaths = excludedPaths(run);
+        const [snapshot] = await Promise.all([
+          snapshotWorkspace({ workspace: plan.path, gitDir, excludePaths }),
+          gitDirsBefore,
+        ]);
+        return snapshot;
+      })
       .catch((error: unknown) => {
         run.problems.push(`could not prepare the workspace: ${messageOf(error)}`);
         return undefined;
       });
     const written = before.then((snapshot) => writeInit(run, plan.path, snapshot));
-    return { workspace: plan.path, scratch, before, initWritten: written };
+    gitDirsBefore.catch(() => {}); // reported through `before`, which waits for it
+    return { workspace: plan.path, scratch, before, gitDirsBefore, initWritten: written };
   } catch (error) {
     await scratch?.remove();
     run.problems.push(`could not prepare the workspace: ${messageOf(error)}`);
@@ -104,8 +127,13 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
   });
   const result = await runAgent(run, prepared, commandEnv, sandbox);
   // Without a starting state the run is an error: there are no changes to find or check.
-  if ((await prepared.before) === undefined) return { result, changes: undefined, checks: [] };
-  const changes = await collectChanges(run, prepared);
+  if ((await prepared.before) === undefined) {
+    return { result, changes: undefined, gitChanges: [], checks: [] };
+  }
+  const [changes, gitChanges] = await Promise.all([
+    collectChanges(run, prepared),
+    collectGitChanges(run, prepared),
+  ]);
   const checks = await runChecks(task.checks, {
     workspace: prepared.workspace,
     changedFiles: changes?.changedFiles ?? [],
@@ -114,8 +142,16 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     sandbox,
     signal: options.checkSignal ?? options.signal,
   });
+  const gitCheck = gitChangesCheck(gitChanges, task.allowGitChanges);
+  if (gitCheck !== undefined) checks.push(gitCheck);
   for (const check of checks) options.onCheck?.(check);
-  return { result, changes, checks };
+  return { result, changes, gitChanges, checks };
+}
+
+/** What changed under the workspace's `.git` entries; a copy starts with none. */
+async function collectGitChanges(run: Run, prepared: Prepared): Promise<GitDirChange[]> {
+  const after = await readGitDirState(prepared.workspace, excludedPaths(run));
+  return compareGitDirStates(await prepared.gitDirsBefore, after);
 }
 
 /** The agent loop, each event written to the transcript as it happens (after the init line). */

@@ -75,6 +75,7 @@ function buildTask(file: string, data: TaskFile, locator: Locator): Task {
       ),
     },
     sandbox: data.sandbox ?? "none",
+    allowGitChanges: data.allow_git_changes ?? false,
     replies: data.replies === undefined ? undefined : resolve(folder, data.replies),
     checks: resolveChecks(data.checks ?? [], locator),
   };

@@ -154,6 +154,12 @@ export const TaskFileSchema = z
       .describe(
         'Run each bash command under bubblewrap ("bwrap"): the workspace writable, the rest of the file system read-only, no network, a private /tmp. Default: "none". --sandbox overrides it.',
       ),
+    allow_git_changes: z
+      .boolean()
+      .optional()
+      .describe(
+        "Let the run change what is under a .git folder or file in the workspace (a commit the agent makes in place, a repository it creates). agent-run lists those changes in summary.json either way; without this field a run that made any does not pass. Default: false.",
+      ),
     replies: z
       .string()
       .min(1, "must not be empty; remove the field to use a live model")
@@ -202,6 +208,8 @@ export type Task = {
     maxRecordedChars: number;
   };
   sandbox: Sandbox;
+  /** A run may change what is under a `.git` and still pass. */
+  allowGitChanges: boolean;
   /** Absolute path of the scripted replies file, if any. */
   replies: string | undefined;
   /** Graders run after the agent stops, in file order; empty when the file has none. */

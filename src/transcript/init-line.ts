@@ -23,6 +23,7 @@ export type InitInfo = {
       maxRecordedChars: number;
     };
     sandbox: string;
+    allowGitChanges: boolean;
     replies: string | undefined;
     checks: readonly Check[];
   };
@@ -78,6 +79,7 @@ export function initLine(info: InitInfo): InitLineShape {
         max_recorded_output: task.bash.maxRecordedChars,
       },
       sandbox: task.sandbox,
+      allow_git_changes: task.allowGitChanges,
       replies: task.replies ?? null,
       checks: task.checks.map(checkJson),
       workspace: {

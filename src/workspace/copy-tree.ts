@@ -9,7 +9,24 @@ import {
   symlinkSync,
 } from "node:fs";
 import { access, copyFile, lstat, readdir, utimes } from "node:fs/promises";
-import { join } from "node:path";
+
+/**
+ * Paths are bytes throughout: a name that is not valid UTF-8 would turn into U+FFFD as a string
+ * and no longer name the file.
+ */
+type BytePath = Buffer<ArrayBuffer>;
+
+const SLASH = Buffer.from("/");
+const GIT = Buffer.from(".git");
+
+function join(folder: BytePath, name: BytePath): BytePath {
+  return Buffer.concat([folder, SLASH, name]);
+}
+
+/** How a path is shown in an error: as UTF-8, with U+FFFD for bytes that are not. */
+function shown(path: BytePath): string {
+  return path.toString("utf8");
+}
 
 /** Copy as a new file (the target is fresh), cloned (copy-on-write) where the file system can. */
 const COPY_MODE = constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE;
@@ -36,7 +53,7 @@ const MAX_COPIES_IN_FLIGHT = 8;
 export async function copyTree(source: string, target: string): Promise<void> {
   const inFlight = new Set<Promise<void>>();
   try {
-    await copyFolders(source, target, inFlight);
+    await copyFolders(Buffer.from(source), Buffer.from(target), inFlight);
   } finally {
     // Nothing keeps writing into the copy after this returns or throws.
     await Promise.allSettled(inFlight);
@@ -50,16 +67,16 @@ export async function copyTree(source: string, target: string): Promise<void> {
  * Like the copy, it runs on the thread pool.
  */
 export async function assertCopyable(source: string): Promise<void> {
-  const pending = [source];
+  const pending = [Buffer.from(source)];
   for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
-    const files: string[] = [];
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      if (entry.name === ".git") continue;
+    const files: BytePath[] = [];
+    for (const entry of await readdir(folder, { withFileTypes: true, encoding: "buffer" })) {
+      if (entry.name.equals(GIT)) continue;
       const path = join(folder, entry.name);
       if (entry.isDirectory()) pending.push(path);
       else if (entry.isFile()) files.push(path);
       else if (!entry.isSymbolicLink()) {
-        throw new Error(`cannot copy ${path}: it is ${describeKind(entry)}`);
+        throw new Error(`cannot copy ${shown(path)}: it is ${describeKind(entry)}`);
       }
     }
     await Promise.all(files.map((path) => access(path, constants.R_OK)));
@@ -68,23 +85,24 @@ export async function assertCopyable(source: string): Promise<void> {
 
 /** Walks the folders depth first; each folder's mode is set once everything in it exists. */
 async function copyFolders(
-  source: string,
-  target: string,
+  source: BytePath,
+  target: BytePath,
   inFlight: Set<Promise<void>>,
 ): Promise<void> {
   const pending = [{ from: source, to: target }];
-  const created: { to: string; mode: number }[] = [];
+  const created: { to: BytePath; mode: number }[] = [];
   for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
     const { from, to } = folder;
     mkdirSync(to);
     created.push({ to, mode: lstatSync(from).mode });
-    for (const entry of readdirSync(from, { withFileTypes: true })) {
-      if (entry.name === ".git") continue;
+    for (const entry of readdirSync(from, { withFileTypes: true, encoding: "buffer" })) {
+      if (entry.name.equals(GIT)) continue;
       const paths = { from: join(from, entry.name), to: join(to, entry.name) };
       if (entry.isDirectory()) pending.push(paths);
-      else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(paths.from), paths.to);
-      else if (!entry.isFile()) {
-        throw new Error(`cannot copy ${paths.from}: it is ${describeKind(entry)}`);
+      else if (entry.isSymbolicLink()) {
+        symlinkSync(readlinkSync(paths.from, { encoding: "buffer" }), paths.to);
+      } else if (!entry.isFile()) {
+        throw new Error(`cannot copy ${shown(paths.from)}: it is ${describeKind(entry)}`);
       } else {
         if (inFlight.size >= MAX_COPIES_IN_FLIGHT) await Promise.race(inFlight);
         startCopy(paths.from, paths.to, inFlight);
@@ -96,7 +114,7 @@ async function copyFolders(
 }
 
 /** Starts a file's copy on the thread pool; it leaves `inFlight` when done. */
-function startCopy(from: string, to: string, inFlight: Set<Promise<void>>): void {
+function startCopy(from: BytePath, to: BytePath, inFlight: Set<Promise<void>>): void {
   // A finished copy leaves the set; a failed one stays, so the next wait on the set throws.
   const copy: Promise<void> = lstat(from)
     .then(async (info) => {
@@ -111,7 +129,7 @@ function startCopy(from: string, to: string, inFlight: Set<Promise<void>>): void
   inFlight.add(copy);
 }
 
-function describeKind(entry: Dirent): string {
+function describeKind(entry: Dirent<Buffer>): string {
   if (entry.isFIFO()) return "a FIFO pipe";
   if (entry.isSocket()) return "a socket";
   if (entry.isCharacterDevice()) return "a character device";

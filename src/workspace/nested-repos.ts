@@ -1,4 +1,4 @@
-import { addAll, listGitlinks, listIgnoredEntries, removeEntries } from "./git/index-entries.js";
+import { addAll, listGitlinks, removeEntries, splitNul } from "./git/index-entries.js";
 import { type GitTarget, runGit, runGitBytes } from "./git/run-git.js";
 
 /** Index entry that makes git see a folder as already tracked; `add -A` drops it (no such file). */
@@ -25,7 +25,6 @@ export async function stageWithNestedRepos(target: GitTarget): Promise<void> {
   await removeEntries(target, await listGitlinks(target));
   await includeNestedRepos(target);
   await addAll(target);
-  await removeEntries(target, await listIgnoredEntries(target));
 }
 
 /**
@@ -53,13 +52,5 @@ async function includeNestedRepos(target: GitTarget): Promise<void> {
 
 /** Untracked, not ignored paths; a nested repository shows up as one entry ending in "/". */
 async function listUntracked(target: GitTarget): Promise<Buffer[]> {
-  const output = await runGitBytes(target, ["ls-files", "-z", "--others", "--exclude-standard"]);
-  const paths: Buffer[] = [];
-  for (let start = 0; start < output.length; ) {
-    const end = output.indexOf(0, start);
-    const stop = end === -1 ? output.length : end;
-    if (stop > start) paths.push(output.subarray(start, stop));
-    start = stop + 1;
-  }
-  return paths;
+  return splitNul(await runGitBytes(target, ["ls-files", "-z", "--others", "--exclude-standard"]));
 }

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { addAll, listIgnoredEntries, removeEntries } from "./git/index-entries.js";
+import { addAll } from "./git/index-entries.js";
 import { openPrivateGitDir } from "./git/private-git-dir.js";
 import { type GitTarget, runGit } from "./git/run-git.js";
 import { stageWithNestedRepos } from "./nested-repos.js";
+import { keepStartRules, recordStartRules } from "./start-rules.js";
 
 /** The workspace's content at one moment: a git tree id in the run's private git dir. */
 export type Snapshot = { tree: string };
@@ -23,8 +24,10 @@ export type SnapshotOptions = {
  *
  * What counts as content:
  * - every file and symlink (as a link, never followed) with its executable bit; empty folders do not count;
- * - minus paths matched by the workspace's own .gitignore files, and by `excludePaths`; the user's
- *   global excludes, the workspace repo's .git/info/exclude and all git config are not read;
+ * - minus paths matched by the workspace's own .gitignore files as they were at the first
+ *   snapshot (the start rules: a file tracked then stays tracked, and a new file counts unless
+ *   those rules ignore it, whatever ignore files the agent wrote), and by `excludePaths`; the
+ *   user's global excludes, the workspace repo's .git/info/exclude and all git config are not read;
  * - bytes exactly as on disk: .gitattributes conversions (eol, LFS and other filters) are switched off;
  * - a nested repository (a folder with its own .git, e.g. a submodule) counts as plain files; no
  *   .git folder or file is ever included.
@@ -32,7 +35,11 @@ export type SnapshotOptions = {
  * snapshot at a time per git dir (git locks the index).
  */
 export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snapshot> {
-  return { tree: await writeTree(await stageWorkspace(options)) };
+  const target = await openPrivateGitDir(options);
+  const isFirst = !existsSync(join(target.gitDir, "index"));
+  const tree = await writeTree(await stageWorkspace(options));
+  if (isFirst) await recordStartRules(target, tree);
+  return { tree };
 }
 
 /**
@@ -41,13 +48,8 @@ export async function snapshotWorkspace(options: SnapshotOptions): Promise<Snaps
  */
 export async function stageWorkspace(options: SnapshotOptions): Promise<GitTarget> {
   const target = await openPrivateGitDir(options);
-  const isFirst = !existsSync(join(target.gitDir, "index"));
-  if ((await stageAll(target)) === "met-nested-repos") {
-    await stageWithNestedRepos(target);
-  } else if (!isFirst) {
-    // `add` never stages an ignored file, but keeps one it staged before a rule came to match it.
-    await removeEntries(target, await listIgnoredEntries(target));
-  }
+  if ((await stageAll(target)) === "met-nested-repos") await stageWithNestedRepos(target);
+  await keepStartRules(target);
   return target;
 }
 

@@ -314,6 +314,8 @@ describe("action.yml's run step", () => {
     /** The working directory's entries afterwards (it starts with `tasks` only). */
     files: string[];
     cwd: string;
+    /** RUNNER_TEMP as the step saw it. */
+    runnerTemp: string;
   };
 
   /**
@@ -363,6 +365,7 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
         ...stepEnv,
         GITHUB_ACTION_PATH: actionPath,
         GITHUB_OUTPUT: outputFile,
+        RUNNER_TEMP: ws.path("runner-temp"),
         FAKE_RECORD: ws.path("record.json"),
         FAKE_EXIT: String(options.agentExit ?? 0),
       },
@@ -387,22 +390,18 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
       log: result.stdout + result.stderr,
       files: readdirSync(cwd).sort(),
       cwd,
+      runnerTemp: ws.path("runner-temp"),
     };
   }
 
   test("passes the tasks as given, split on spaces and newlines, globs unexpanded", async () => {
     const run = await runStep({ tasks: "tasks/*.yaml  more/*.yml\nother.yaml\n" });
     expect(run.code).toBe(0);
-    expect(run.argv).toEqual([
-      "run",
-      "--out",
-      "agent-runs",
-      "tasks/*.yaml",
-      "more/*.yml",
-      "other.yaml",
-    ]);
+    // By default the output folder is outside the checkout, in the runner's temp folder.
+    const out = join(run.runnerTemp, "agent-runs");
+    expect(run.argv).toEqual(["run", "--out", out, "tasks/*.yaml", "more/*.yml", "other.yaml"]);
     expect(run.outputs).toEqual({
-      "out-dir": join(run.cwd, "agent-runs"),
+      "out-dir": out,
       "artifact-name": "agent-run",
       "exit-code": "0",
     });
@@ -460,7 +459,7 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
     expect(run.argv).toEqual([
       "run",
       "--out",
-      "agent-runs",
+      join(run.runnerTemp, "agent-runs"),
       "--model",
       "$(touch pwned2)`touch x`",
       '";',

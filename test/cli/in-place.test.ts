@@ -22,8 +22,16 @@ describe("--in-place and the output folder", () => {
       git: true,
     });
     const out = ws.path("agent-runs");
-    const run = await runCli(["--offline", "--in-place", ws.path("tasks/t.yaml"), "--out", out]);
+    const argv = ["--offline", "--in-place", ws.path("tasks/t.yaml"), "--out", out];
+    const refused = await runCli(argv);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(
+      /--out .* is inside the workspace of task "t" .* choose an --out outside the workspace, or pass --allow-out-in-workspace/,
+    );
+    expect(existsSync(out)).toBe(false);
+    expect(await readFile(ws.path("a.txt"), "utf8")).toBe("old\n");
 
+    const run = await runCli([...argv, "--allow-out-in-workspace"]);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toMatch(/warning: --out .* is inside the workspace of task "t"/);
     expect(await readFile(ws.path("a.txt"), "utf8")).toBe("new\n");
@@ -104,6 +112,7 @@ describe("--in-place batches", () => {
         "r.yaml": REPLIES,
       },
     });
+    await using out = await tmpWorkspace();
     const run = await runCli([
       "--offline",
       "--in-place",
@@ -112,7 +121,7 @@ describe("--in-place batches", () => {
       ws.path("t.yaml"),
       ws.path("u.yaml"),
       "--out",
-      ws.path("out"),
+      out.root,
     ]);
 
     expect(run.exitCode).toBe(2);

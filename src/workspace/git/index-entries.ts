@@ -16,15 +16,6 @@ export function addAll(target: GitTarget): Promise<Buffer> {
   return runGitBytes(target, ["add", "--all", "--verbose"], { config: ADD_CONFIG });
 }
 
-/**
- * Index entries that the workspace's ignore rules (.gitignore files, info/exclude) match now, as
- * NUL-terminated paths. `add --all` never adds such a file, but keeps one it added before a rule
- * appeared; a snapshot drops these so its tree depends on the current content and rules only.
- */
-export function listIgnoredEntries(target: GitTarget): Promise<Buffer> {
-  return runGitBytes(target, ["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"]);
-}
-
 /** Gitlink entries (mode 160000: what `add` records for a nested repository), as NUL-terminated paths. */
 export async function listGitlinks(target: GitTarget): Promise<Buffer> {
   const staged = await runGitBytes(target, ["ls-files", "-z", "--stage"]);
@@ -45,4 +36,21 @@ export async function listGitlinks(target: GitTarget): Promise<Buffer> {
 export async function removeEntries(target: GitTarget, paths: Buffer): Promise<void> {
   if (paths.length === 0) return;
   await runGitBytes(target, ["update-index", "-z", "--force-remove", "--stdin"], { input: paths });
+}
+
+/** NUL-terminated records (git's `-z` output) as separate byte strings; paths need not be UTF-8. */
+export function splitNul(output: Buffer): Buffer[] {
+  const records: Buffer[] = [];
+  for (let start = 0; start < output.length; ) {
+    const end = output.indexOf(0, start);
+    const stop = end === -1 ? output.length : end;
+    if (stop > start) records.push(output.subarray(start, stop));
+    start = stop + 1;
+  }
+  return records;
+}
+
+/** Paths as git's `--stdin -z` options read them: each one NUL-terminated. */
+export function joinNul(paths: readonly Buffer[]): Buffer {
+  return Buffer.concat(paths.flatMap((path) => [path, Buffer.from([0])]));
 }

@@ -7,7 +7,12 @@ import { findGitVersionProblem, MIN_GIT_VERSION } from "./git-version.js";
 export type GitTarget = { gitDir: string; workTree?: string };
 
 /** Extra inputs for one git call: stdin, and settings (`name=value`) for this call only. */
-type GitCallOptions = { input?: string | Uint8Array; config?: readonly string[] };
+type GitCallOptions = {
+  input?: string | Uint8Array;
+  config?: readonly string[];
+  /** Exit codes besides 0 that are an answer, not a failure. */
+  okExitCodes?: readonly number[];
+};
 
 /**
  * Settings that make git read the workspace's bytes as they are and ignore the user's setup:
@@ -22,6 +27,8 @@ const PINNED_CONFIG = [
   "core.symlinks=true",
   "core.quotepath=off",
   "core.fsmonitor=false",
+  // No hook can run: the setting points at a file, so no hook is found under it. The workspace's
+  // own .git (and its hooks and config) is never the git dir.
   `core.hooksPath=${devNull}`,
   "gc.auto=0",
   // Each index write after the first stores only the entries that changed: add rewrites it.
@@ -62,6 +69,7 @@ export async function runGitBytes(
       env,
       maxOutputBytes: MAX_OUTPUT_BYTES,
       ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.okExitCodes === undefined ? {} : { okExitCodes: options.okExitCodes }),
     });
   } catch (error) {
     throw await describeGitFailure(args, error, env);
