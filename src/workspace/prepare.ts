@@ -41,7 +41,15 @@ export async function prepareWorkspace(options: PrepareOptions): Promise<Prepare
 export async function planWorkspace(options: PrepareOptions): Promise<WorkspacePlan> {
   const source = resolveRealPath(options.source);
   assertFolder(source, options.source);
-  if (options.inPlace) return { path: source, copy: async () => {} };
+  if (options.inPlace) {
+    // A snapshot would skip a FIFO or socket and fail on an unreadable file: refused up front too.
+    await assertCopyable(source).catch((error: unknown) => {
+      throw new Error(`the workspace ${options.source} cannot be read: ${messageOf(error)}`, {
+        cause: error,
+      });
+    });
+    return { path: source, copy: async () => {} };
+  }
 
   const target = join(resolveRealPath(options.runDir), "workspace");
   if (isSameOrInside(source, target)) {

@@ -1,12 +1,51 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, symlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
+import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
+import { reply } from "../helpers/replies.js";
 import { runCli } from "../helpers/run-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 describe("a workspace that cannot be copied", () => {
+  const isRoot = process.getuid?.() === 0;
+  test.each([
+    { kind: "a FIFO", inPlace: false },
+    { kind: "a FIFO", inPlace: true },
+    { kind: "a socket", inPlace: true },
+    ...(isRoot ? [] : [{ kind: "an unreadable file", inPlace: false }]),
+  ])(
+    "with $kind (in place: $inPlace) costs no model call and names the file",
+    async ({ kind, inPlace }) => {
+      await using server = await startMockHttpServer();
+      server.queue(reply().text("should never be asked"));
+      await using dir = await tmpWorkspace({
+        files: { "ws/a.txt": "a\n", "t.yaml": "prompt: Go.\nworkspace: ws\n" },
+      });
+      if (kind === "a FIFO") execFileSync("mkfifo", [dir.path("ws/odd")]);
+      if (kind === "a socket") {
+        execFileSync("python3", [
+          "-c",
+          `import socket; socket.socket(socket.AF_UNIX).bind("${dir.path("ws/odd")}")`,
+        ]);
+      }
+      if (kind === "an unreadable file") {
+        execFileSync("touch", [dir.path("ws/odd")]);
+        chmodSync(dir.path("ws/odd"), 0);
+      }
+      const argv = [dir.path("t.yaml"), "--out", dir.path("out")];
+      const run = await runCli(inPlace ? [...argv, "--in-place"] : argv, {
+        env: { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: server.url },
+      });
+
+      expect(server.requests).toHaveLength(0);
+      expect(run.exitCode).toBe(1);
+      const summary = await readSummary(dir.path("out/t"));
+      expect(summary.error).toMatch(/could not prepare the workspace: .*ws\/odd/);
+    },
+  );
+
   test("ends the task with status error and a complete transcript; no tool runs", async () => {
     await using dir = await tmpWorkspace({
       files: {
