@@ -14,7 +14,7 @@ const FILE_DIFF_START = Buffer.from("\ndiff --git ");
 /**
  * Turns git's patch bytes into a string without losing bytes. Text diffs of files that are not
  * UTF-8 (e.g. Latin-1 sources, which git diffs as text) are rewritten as git binary patches, which
- * are plain ASCII and apply the same way. Only file names that are not UTF-8 stay lossy.
+ * are plain ASCII and apply the same way. File names come C-quoted (`core.quotepath`): ASCII too.
  */
 export async function decodePatch(target: GitTarget, patch: Uint8Array): Promise<string> {
   if (isUtf8(patch)) return Buffer.from(patch).toString("utf8");

@@ -56,13 +56,15 @@ export async function diffSnapshots(options: DiffOptions): Promise<WorkspaceChan
     after === undefined
       ? ["diff-index", "--cached", ...DIFF_OPTIONS, before.tree]
       : ["diff-tree", ...DIFF_OPTIONS, before.tree, after.tree];
-  const output = await runGitBytes(target, [
-    ...compared,
-    "-z",
-    "--raw",
-    "--numstat",
-    ...PATCH_FORMAT,
-  ]);
+  const output = await runGitBytes(
+    target,
+    [...compared, "-z", "--raw", "--numstat", ...PATCH_FORMAT],
+    {
+      // The patch's file names C-quoted ("caf\351.txt"): ASCII, so a name that is not UTF-8
+      // survives the patch being text, and `git apply` reads it back. `-z` fields are never quoted.
+      config: ["core.quotepath=on"],
+    },
+  );
   const { statuses, counts, patchStart } = parseSummary(output);
   const patch = await decodePatch(target, output.subarray(patchStart));
   return { changedFiles: mergeChanges(statuses, counts), patch };

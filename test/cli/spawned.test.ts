@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -164,11 +164,19 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     await using ws = await tmpWorkspace({
       files: { "latin1.txt": latin1Before, "data.bin": randomBytes(1, 2048) },
     });
+    // File names that are not UTF-8 either: one there from the start, one the agent makes.
+    const oldName = Buffer.from("caf\xe9.txt", "latin1");
+    const newName = Buffer.from("n\xe9w/\xff.txt", "latin1");
+    const inWorkspace = (root: string, name: Buffer) =>
+      Buffer.concat([Buffer.from(`${root}/`), name]);
+    writeFileSync(inWorkspace(ws.root, oldName), "one\n");
     const printfBytes = (bytes: Buffer) =>
       [...bytes].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
     const command = [
       `printf '${printfBytes(Buffer.from("na\xefve \xfcber\n", "latin1"))}' >> latin1.txt`,
       `printf '${printfBytes(randomBytes(2, 512))}' > data.bin`,
+      `echo two >> "$(printf '${printfBytes(oldName)}')"`,
+      `mkdir "$(printf 'n\\351w')" && echo new > "$(printf '${printfBytes(newName)}')"`,
     ].join(" && ");
     const replies = [
       { content: [{ type: "tool_use", name: "bash", input: { command } }] },
@@ -194,14 +202,21 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     const runDir = join(dir, "out-1", "bytes");
     const summary = await readSummary(runDir);
     expect(summary.changed_files).toEqual([
+      { path: "caf\ufffd.txt", status: "modified", additions: 1, deletions: 0, binary: false },
       { path: "data.bin", status: "modified", additions: 0, deletions: 0, binary: true },
       { path: "latin1.txt", status: "modified", additions: 1, deletions: 0, binary: false },
+      { path: "n\ufffdw/\ufffd.txt", status: "added", additions: 1, deletions: 0, binary: false },
     ]);
     await applyPatchToCopy(ws.root, join(dir, "applied"), join(runDir, "changes.patch"));
     for (const file of ["latin1.txt", "data.bin"]) {
       const applied = await readFile(join(dir, "applied", file));
       expect(applied.equals(await readFile(join(runDir, "workspace", file)))).toBe(true);
     }
+    for (const name of [oldName, newName]) {
+      const applied = readFileSync(inWorkspace(join(dir, "applied"), name));
+      expect(applied.equals(readFileSync(inWorkspace(join(runDir, "workspace"), name)))).toBe(true);
+    }
+    expect(readFileSync(inWorkspace(join(dir, "applied"), oldName), "utf8")).toBe("one\ntwo\n");
     expect(await readFile(join(dir, "applied", "latin1.txt"))).toEqual(
       Buffer.concat([latin1Before, Buffer.from("na\xefve \xfcber\n", "latin1")]),
     );

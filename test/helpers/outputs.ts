@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cp, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Reads a run folder's transcript as parsed lines (every line must parse). */
@@ -46,10 +46,9 @@ export async function applyPatchToCopy(
   dest: string,
   patchFile: string,
 ): Promise<Map<string, [string, string]>> {
-  await cp(original, dest, {
-    recursive: true,
-    filter: (source) => !source.split("/").includes(".git"),
-  });
+  // cp(1), not fs.cp: Node's copy loses names that are not UTF-8.
+  execFileSync("cp", ["-a", original, dest]);
+  execFileSync("find", [dest, "-name", ".git", "-prune", "-exec", "rm", "-rf", "{}", "+"]);
   git(dest, "init", "-q");
   git(dest, "add", "-A");
   git(dest, "commit", "-q", "--allow-empty", "-m", "original");
