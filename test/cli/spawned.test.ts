@@ -222,30 +222,42 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     );
   });
 
-  test("SIGTERM cancels the running task, kills its command and closes the transcript (exit 143)", async () => {
-    await using server = await startMockHttpServer();
-    await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
-    server.queue(
-      reply().toolUse("bash", { command: "echo $$ > pid.txt; sleep 60" }),
-      reply().text("never"),
-    );
-    const task = join(dir, "task.yaml");
-    await writeFile(task, `name: cancel-me\nprompt: Wait.\nworkspace: ${ws.root}\n`);
-    const { child, done } = spawnCli([task, "--out", join(dir, "out")], {
-      ANTHROPIC_API_KEY: "sk-test",
-      ANTHROPIC_BASE_URL: server.url,
-    });
-    const pidFile = join(dir, "out", "cancel-me", "workspace", "pid.txt");
-    const shellPid = await readPidFile(pidFile);
-    child.kill("SIGTERM");
-    const result = await done;
+  test.each([
+    { signal: "SIGTERM" as const, code: 143 },
+    { signal: "SIGHUP" as const, code: 129 },
+  ])(
+    "$signal cancels the running task, kills its command, closes the transcript, writes the summary and removes its scratch (exit $code)",
+    async ({ signal, code }) => {
+      await using server = await startMockHttpServer();
+      await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
+      server.queue(
+        reply().toolUse("bash", { command: "echo $$ > pid.txt; sleep 60" }),
+        reply().text("never"),
+      );
+      const task = join(dir, "task.yaml");
+      await writeFile(task, `name: cancel-me\nprompt: Wait.\nworkspace: ${ws.root}\n`);
+      const tmp = join(dir, "tmp");
+      await mkdir(tmp);
+      const { child, done } = spawnCli([task, "--out", join(dir, "out")], {
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_BASE_URL: server.url,
+        TMPDIR: tmp,
+      });
+      const pidFile = join(dir, "out", "cancel-me", "workspace", "pid.txt");
+      const shellPid = await readPidFile(pidFile);
+      child.kill(signal);
+      const result = await done;
 
-    expect(result.code).toBe(143);
-    const lines = await readTranscript(join(dir, "out", "cancel-me"));
-    expect(lines.at(-1)).toMatchObject({ type: "result", status: "cancelled", is_error: true });
-    expect(await readSummary(join(dir, "out", "cancel-me"))).toMatchObject({ status: "cancelled" });
-    expect(await waitUntilGone(shellPid)).toBe(true);
-  });
+      expect(result.code).toBe(code);
+      const lines = await readTranscript(join(dir, "out", "cancel-me"));
+      expect(lines.at(-1)).toMatchObject({ type: "result", status: "cancelled", is_error: true });
+      expect(await readSummary(join(dir, "out", "cancel-me"))).toMatchObject({
+        status: "cancelled",
+      });
+      expect(await waitUntilGone(shellPid)).toBe(true);
+      expect(await readdir(tmp)).toEqual([]);
+    },
+  );
 
   test("a second SIGINT exits at once (130) and still removes the task's snapshot folder", async () => {
     await using server = await startMockHttpServer();
