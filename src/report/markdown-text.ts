@@ -1,3 +1,5 @@
+import { showControls } from "../format.js";
+
 // Untrusted text (task and check names, statuses, messages, file names, the model's words) in
 // Markdown that GitHub renders (job summaries, pull-request bodies): shown as text, never as live
 // Markdown, HTML, links or images.
@@ -27,19 +29,15 @@ const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/g;
 /** Line breaks and other white space runs become one space (a table row or list item stays one line). */
 const WHITE_SPACE = /\s+/g;
 
-/** C0 and C1 controls and DEL, shown as `\xNN` rather than passed to the page. */
-const CONTROL = /\p{Cc}/gu;
-
 /** `text` as literal inline Markdown, on one line. */
 export function markdownText(text: string): string {
-  return text
-    .replace(WHITE_SPACE, " ")
-    .replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
-    .replace(ASCII_PUNCTUATION, (char, offset: number, whole: string) =>
+  return showControls(text.replace(WHITE_SPACE, " ")).replace(
+    ASCII_PUNCTUATION,
+    (char, offset: number, whole: string) =>
       isInert(char, whole.slice(Math.max(0, offset - 3), offset), whole[offset + 1] ?? "")
         ? char
         : (REPLACEMENTS[char] ?? `\\${char}`),
-    );
+  );
 }
 
 /**
