@@ -31,8 +31,16 @@ export function formatCount(value: number): string {
   return `${sign}${grouped}${fraction === undefined ? "" : `.${fraction}`}`;
 }
 
-/** One line, at most `max` characters, with an ellipsis when cut. */
+/** C0 and C1 controls and DEL: a terminal would act on them (colours, cursor moves, bells). */
+const CONTROL = /\p{Cc}/gu;
+
+/** `text` with each control character shown as `\xNN`, so printing it only ever shows text. */
+export function showControls(text: string): string {
+  return text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** One line, at most `max` characters, with an ellipsis when cut; controls shown as `\xNN`. */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = showControls(text.replace(/\s+/g, " ").trim());
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }

@@ -45,3 +45,23 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     return result;
   };
 }
+
+/**
+ * `value` with `redact` applied to every string in it (plain objects and arrays, recursively), so
+ * secrets go from the raw text before any format escapes it: a secret holding `|`, a backtick or
+ * `<` no longer matches once Markdown, XML or a workflow command has escaped it.
+ */
+export function redactStrings<T>(value: T, redact: Redactor): T {
+  return redactValue(value, redact) as T;
+}
+
+function redactValue(value: unknown, redact: Redactor): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, redact));
+  if (typeof value !== "object" || value === null) return value;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, redactValue(item, redact)]),
+  );
+}

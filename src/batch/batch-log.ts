@@ -1,7 +1,7 @@
 import { createGithubReporter } from "../report/github-actions.js";
 import { createLiveReporter } from "../report/live-view.js";
 import { createProgressReporter } from "../report/progress.js";
-import type { Reporter, ReportIo } from "../report/reporter.js";
+import { type Reporter, type ReportIo, withRedactedInput } from "../report/reporter.js";
 
 /** How a batch talks to its log: progress as it goes, and whatever the CI wants at the end. */
 export type BatchLog = Required<Reporter>;
@@ -14,6 +14,10 @@ export function createBatchLog(
   io: ReportIo,
   options: { isVerbose: boolean; concurrency: number },
 ): BatchLog {
+  return withRedactedInput(createLog(io, options), io.redact);
+}
+
+function createLog(io: ReportIo, options: { isVerbose: boolean; concurrency: number }): BatchLog {
   if (io.env.GITHUB_ACTIONS === "true") return createGithubReporter(io, options);
   if (io.isColor && io.writeErrRaw !== undefined) {
     return createLiveReporter({ writeRaw: io.writeErrRaw, columns: io.columns, ...options });

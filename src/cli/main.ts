@@ -112,6 +112,8 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   if (options.handleSignals === true) {
     for (const [name, handler] of Object.entries(handlers)) process.on(name, handler);
   }
+  // Until the secrets are known, error messages are only kept from starting workflow commands.
+  let guarded = withRedaction(io, (text) => text);
   try {
     const parsed = await parseArgv(argv, io);
     if (parsed === undefined) return EXIT.ok;
@@ -119,14 +121,11 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
       ...listFlag(parsed.args.redact),
       ...listFlag(io.env.AGENT_RUN_REDACT),
     ]);
-    const code = await runParsedCommand(
-      parsed,
-      withRedaction(io, createRedactor(secrets)),
-      controller.signal,
-    );
+    guarded = withRedaction(io, createRedactor(secrets));
+    const code = await runParsedCommand(parsed, guarded, controller.signal);
     return signalExit ?? code;
   } catch (error) {
-    return reportFailure(error, io);
+    return reportFailure(error, guarded);
   } finally {
     if (options.handleSignals === true) {
       for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);

@@ -1,13 +1,10 @@
-import { constants, readdirSync } from "node:fs";
+import { constants } from "node:fs";
 import { access, mkdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
 import { isSameOrInside } from "../fs/real-path.js";
-import { TRANSCRIPT_FILE } from "../run/run-folder.js";
+import { isReplaceable, RUN_MARKER_FILE } from "../run/run-folder.js";
 import type { Task } from "../task/schema.js";
-
-/** The file every run folder starts with; a folder holding it may be replaced by a new run. */
-const RUN_FOLDER_MARKER = TRANSCRIPT_FILE;
 
 /**
  * Checks the output folder against the batch before anything runs, then creates it. Refuses an
@@ -42,7 +39,7 @@ export async function prepareOutDir(
     const runDir = join(outDir, task.name);
     if (!isReplaceable(runDir)) {
       throw new ConfigError(
-        `${runDir} exists and is not an agent-run output folder, so it will not be replaced; choose another --out or remove it`,
+        `${runDir} exists and is not an agent-run output folder (it has no ${RUN_MARKER_FILE} marker), so it will not be replaced; choose another --out or remove it`,
       );
     }
   }
@@ -56,16 +53,6 @@ export async function prepareOutDir(
     );
   }
   return warnings;
-}
-
-/** A task folder may be replaced when it does not exist, is empty, or holds an earlier run. */
-export function isReplaceable(runDir: string): boolean {
-  try {
-    const entries = readdirSync(runDir);
-    return entries.length === 0 || entries.includes(RUN_FOLDER_MARKER);
-  } catch (error) {
-    return error instanceof Error && "code" in error && error.code === "ENOENT";
-  }
 }
 
 async function refuseOverlappingWorkspaces(tasks: readonly Task[]): Promise<void> {

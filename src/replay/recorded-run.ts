@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { TranscriptError } from "../errors.js";
 import type { ApiMessage } from "../model/model-client.js";
-import type { Task } from "../task/schema.js";
+import { TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
@@ -85,6 +85,12 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
     );
   }
   const recorded = parsed.data;
+  // The name becomes a folder under --out: a recorded `../x` would put the run outside it.
+  if (!TASK_NAME_PATTERN.test(recorded.name)) {
+    throw new TranscriptError(
+      `${path}:1: task.name: ${JSON.stringify(recorded.name)} is not a task name (${TASK_NAME_RULE}); the transcript was edited, and agent-run will not use it`,
+    );
+  }
   const replies: ApiMessage[] = [];
   const toolResults: RecordedToolResult[][] = [];
   let ending: RecordedRun["ending"];

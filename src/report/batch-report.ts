@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
-import type { Redactor } from "../redact.js";
+import { type Redactor, redactStrings } from "../redact.js";
 import { buildReport } from "./aggregate.js";
 import { formatReportMarkdown } from "./markdown.js";
 import { reportJson } from "./report-json.js";
@@ -16,7 +16,10 @@ export async function writeBatchReport(
   summaries: readonly TaskSummary[],
   redact: Redactor = (text) => text,
 ): Promise<string> {
-  const report = buildReport(summaries.map(runSummaryOf));
+  // Redacted first: the Markdown escapes what it shows, and an escaped secret would not match.
+  const report = buildReport(
+    summaries.map((summary) => runSummaryOf(redactStrings(summary, redact))),
+  );
   await writeFileAtomic(join(outDir, "report.json"), redact(reportJson(report)));
   return formatReportMarkdown(report);
 }

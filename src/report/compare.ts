@@ -8,6 +8,7 @@ import {
   shownCostUsd,
 } from "./aggregate.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
+import { markdownText } from "./markdown-text.js";
 
 /** One task present in both reports: what it was, what it is, and the differences. */
 export type TaskComparison = {
@@ -90,9 +91,9 @@ function compareTask(base: ReportTask, next: ReportTask): TaskComparison {
 }
 
 const COLUMNS: readonly Column[] = [
-  { header: "task", align: "left" },
+  { header: "task", align: "left", isText: true },
   { header: "passed", align: "left" },
-  { header: "status", align: "left" },
+  { header: "status", align: "left", isText: true },
   { header: "steps", align: "right" },
   { header: "tokens", align: "right" },
   { header: "cost", align: "right" },
@@ -117,10 +118,10 @@ function taskLists(comparison: ReportComparison): string[] {
   const flip = (name: string) => {
     const task = byName.get(name);
     return task === undefined
-      ? `- ${name}`
-      : `- ${name}: ${task.base.status} → ${task.next.status}${failedChecks(task.next)}`;
+      ? `- ${markdownText(name)}`
+      : `- ${markdownText(name)}: ${markdownText(task.base.status)} → ${markdownText(task.next.status)}${failedChecks(task.next)}`;
   };
-  const plain = (name: string) => `- ${name}`;
+  const plain = (name: string) => `- ${markdownText(name)}`;
   const lists: [string, string[]][] = [
     ["Pass → fail", comparison.passToFail.map(flip)],
     ["Fail → pass", comparison.failToPass.map(flip)],
@@ -154,7 +155,7 @@ function comparisonTable(comparison: ReportComparison): string {
 }
 
 function failedChecks(task: ReportTask): string {
-  const names = task.failedChecks.map((check) => check.name);
+  const names = task.failedChecks.map((check) => markdownText(check.name));
   return names.length === 0 ? "" : ` (failed checks: ${names.join(", ")})`;
 }
 

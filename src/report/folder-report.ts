@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
+import { type Redactor, redactStrings } from "../redact.js";
 import { buildReport } from "./aggregate.js";
 import { loadRunSummaries } from "./load-runs.js";
 import { formatReportMarkdown } from "./markdown.js";
@@ -9,8 +10,11 @@ import { reportJson } from "./report-json.js";
  * Rebuilds `DIR/report.json` from every run folder in `outDir` (after a replay or resume changed
  * some of them), so it stays the report of the whole folder; returns its Markdown table.
  */
-export async function refreshFolderReport(outDir: string): Promise<string> {
-  const report = buildReport(await loadRunSummaries([outDir]));
+export async function refreshFolderReport(
+  outDir: string,
+  redact: Redactor = (text) => text,
+): Promise<string> {
+  const report = redactStrings(buildReport(await loadRunSummaries([outDir])), redact);
   await writeFileAtomic(join(outDir, "report.json"), reportJson(report));
   return formatReportMarkdown(report);
 }

@@ -1,10 +1,14 @@
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
-import { formatCost, formatDuration } from "../format.js";
+import { formatCost, formatDuration, oneLine } from "../format.js";
+import { markdownText } from "./markdown-text.js";
 import { createProgressReporter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
 import type { TaskSummary } from "./summary.js";
+import { workflowCommand } from "./workflow-commands.js";
+
+const MAX_HEADLINE_CHARS = 300;
 
 /** Statuses where a limit stopped the task: a warning, not an error, in the Actions UI. */
 const LIMIT_STATUSES: ReadonlySet<RunStatus> = new Set([
@@ -16,16 +20,6 @@ const LIMIT_STATUSES: ReadonlySet<RunStatus> = new Set([
   "skipped",
 ]);
 
-/** Escapes a workflow command's message (GitHub's `escapeData`). */
-export function escapeData(text: string): string {
-  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-
-/** Escapes a workflow command's property value (GitHub's `escapeProperty`). */
-export function escapeProperty(text: string): string {
-  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-
 /**
  * `::error` / `::warning` annotations for the tasks that did not pass: one per failed check, at
  * its line in the task file; else one for the status (a warning when a limit stopped the task).
@@ -35,9 +29,16 @@ export function annotations(summaries: readonly TaskSummary[]): string[] {
     if (summary.passed) return [];
     const failedChecks = summary.checks.filter((check) => !check.passed);
     const statusLine = statusAnnotation(summary);
-    const checkLines = failedChecks.map(
-      (check) =>
-        `::error file=${escapeProperty(summary.taskFile)},line=${check.line},title=${escapeProperty(`agent-run: ${summary.name}: check failed`)}::${escapeData(`${check.name}: ${check.message}`)}`,
+    const checkLines = failedChecks.map((check) =>
+      workflowCommand(
+        "error",
+        {
+          file: summary.taskFile,
+          line: check.line,
+          title: `agent-run: ${summary.name}: check failed`,
+        },
+        `${check.name}: ${check.message}`,
+      ),
     );
     return summary.status === "completed" ? checkLines : [statusLine, ...checkLines];
   });
@@ -47,22 +48,25 @@ function statusAnnotation(summary: TaskSummary): string {
   const level = LIMIT_STATUSES.has(summary.status) ? "warning" : "error";
   const title = `agent-run: ${summary.name}: ${summary.status}`;
   const message = summary.error ?? `the task ended with status ${summary.status}`;
-  return `::${level} file=${escapeProperty(summary.taskFile)},title=${escapeProperty(title)}::${escapeData(message)}`;
+  return workflowCommand(level, { file: summary.taskFile, title }, message);
 }
 
-/** The job summary: the report's table, then each task's changed files in a collapsed block. */
+/**
+ * The job summary: the report's table, then each task's changed files in a collapsed block. File
+ * names and statuses are shown as text (`markdownText`), never as Markdown or HTML.
+ */
 export function jobSummary(reportMarkdown: string, summaries: readonly TaskSummary[]): string {
   const details = summaries.map((summary) => {
     const files = summary.changedFiles.map(
       (file) =>
-        `| \`${escapeCell(file.path)}\` | ${file.status} | ${file.binary ? "binary" : `+${file.additions} −${file.deletions}`} |`,
+        `| ${markdownText(file.path)} | ${markdownText(file.status)} | ${file.binary ? "binary" : `+${file.additions} −${file.deletions}`} |`,
     );
     const body =
       files.length === 0
         ? "No files changed."
         : ["| file | change | lines |", "| --- | --- | --- |", ...files].join("\n");
     const headline = `${summary.name}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
-    return `<details><summary>${escapeHtml(headline)}</summary>\n\n${body}\n\n</details>`;
+    return `<details><summary>${escapeHtml(oneLine(headline, MAX_HEADLINE_CHARS))}</summary>\n\n${body}\n\n</details>`;
   });
   return ["## agent-run", "", reportMarkdown, "", "### Changed files", "", ...details, ""].join(
     "\n",
@@ -77,10 +81,7 @@ export function outputLines(outputs: Readonly<Record<string, string | number>>):
     .concat("\n");
 }
 
-function escapeCell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/`/g, "'");
-}
-
+/** Inside `<summary>` (an HTML block) Markdown is not parsed; only HTML's own characters matter. */
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -95,6 +96,7 @@ export function createGithubReporter(
   options: { isVerbose: boolean; concurrency: number },
 ): Required<Reporter> {
   const isStreamed = options.concurrency === 1;
+  const writeCommand = io.writeCommand ?? io.writeErr;
   const buffers = new Map<string, string[]>();
   const progress = createProgressReporter({
     write: (line, task) => (isStreamed ? io.writeErr(line) : buffers.get(task)?.push(line)),
@@ -103,7 +105,7 @@ export function createGithubReporter(
   });
   return {
     onTaskStart(name, detail) {
-      if (isStreamed) io.writeErr(`::group::${name}`);
+      if (isStreamed) writeCommand(workflowCommand("group", {}, name));
       else buffers.set(name, []);
       progress.onTaskStart(name, detail);
     },
@@ -112,11 +114,11 @@ export function createGithubReporter(
     onTaskEnd(summary) {
       progress.onTaskEnd(summary);
       if (!isStreamed) {
-        io.writeErr(`::group::${summary.name}: ${summary.status}`);
+        writeCommand(workflowCommand("group", {}, `${summary.name}: ${summary.status}`));
         for (const line of buffers.get(summary.name) ?? []) io.writeErr(line);
         buffers.delete(summary.name);
       }
-      io.writeErr("::endgroup::");
+      writeCommand(workflowCommand("endgroup", {}, ""));
     },
     onBatchEnd: (summaries, reportMarkdown, outDir) =>
       writeGithubFiles(io, summaries, reportMarkdown, outDir),
@@ -131,7 +133,7 @@ async function writeGithubFiles(
   outDir: string,
 ): Promise<void> {
   const redact = io.redact ?? ((text: string) => text);
-  for (const line of annotations(summaries)) io.writeErr(line);
+  for (const line of annotations(summaries)) (io.writeCommand ?? io.writeErr)(line);
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== "")
     await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries)));

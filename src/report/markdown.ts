@@ -1,12 +1,13 @@
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import { type Report, type ReportTask, type ReportTotals, shownCostUsd } from "./aggregate.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
+import { markdownText } from "./markdown-text.js";
 
 const MAX_MESSAGE_CHARS = 200;
 
 const COLUMNS: readonly Column[] = [
-  { header: "task", align: "left" },
-  { header: "status", align: "left" },
+  { header: "task", align: "left", isText: true },
+  { header: "status", align: "left", isText: true },
   { header: "passed", align: "left" },
   { header: "checks", align: "right" },
   { header: "steps", align: "right" },
@@ -79,9 +80,11 @@ function checkCell(checks: number, failed: number): string {
 function failureLines(task: ReportTask): string[] {
   if (task.passed) return [];
   const checks = task.failedChecks.map(
-    (check) => `- ${task.name}: ${check.name} — ${oneLine(check.message, MAX_MESSAGE_CHARS)}`,
+    (check) =>
+      `- ${markdownText(task.name)}: ${markdownText(check.name)} — ${markdownText(oneLine(check.message, MAX_MESSAGE_CHARS))}`,
   );
   if (task.status === "completed" && checks.length > 0) return checks;
-  const error = task.error === null ? "" : ` — ${oneLine(task.error, MAX_MESSAGE_CHARS)}`;
-  return [`- ${task.name}: status ${task.status}${error}`, ...checks];
+  const error =
+    task.error === null ? "" : ` — ${markdownText(oneLine(task.error, MAX_MESSAGE_CHARS))}`;
+  return [`- ${markdownText(task.name)}: status ${markdownText(task.status)}${error}`, ...checks];
 }

@@ -32,7 +32,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       for (const line of describeEvent(event, options.isVerbose, paint)) say(name, line);
     },
     onCheck(name, check) {
-      const text = `check ${check.passed ? "passed" : "FAILED"}: ${check.name}${check.passed ? "" : ` (${oneLine(check.message, 200)})`}`;
+      const text = `check ${check.passed ? "passed" : "FAILED"}: ${oneLine(check.name, 200)}${check.passed ? "" : ` (${oneLine(check.message, 200)})`}`;
       say(name, check.passed ? text : paint(RED, text));
     },
     onTaskEnd(summary) {

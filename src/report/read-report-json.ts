@@ -3,7 +3,7 @@ import { ConfigError } from "../errors.js";
 import { compareNames, computeTotals, type Report, type ReportTask } from "./aggregate.js";
 import { parseVersionedJson } from "./json-issue.js";
 import { REPORT_VERSION } from "./report-json.js";
-import { UsageJsonSchema } from "./run-summary.js";
+import { TaskNameJsonSchema, UsageJsonSchema } from "./run-summary.js";
 
 // Reading `report.json` back (merging shards, comparing reports): apart from writing it, so that a
 // run, which only writes one, does not build these schemas.
@@ -12,7 +12,7 @@ const count = z.number().int().nonnegative();
 
 const TaskJsonSchema = z
   .looseObject({
-    name: z.string().min(1),
+    name: TaskNameJsonSchema,
     task_file: z.string(),
     model: z.string(),
     status: z.string().min(1),

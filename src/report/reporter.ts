@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
-import type { Redactor } from "../redact.js";
+import { type Redactor, redactStrings } from "../redact.js";
 import type { TaskSummary } from "./summary.js";
 
 /**
@@ -31,6 +31,42 @@ export type ReportIo = {
   columns: number;
   /** Colours on stderr: a TTY, and neither `CI` nor `NO_COLOR` set. */
   isColor: boolean;
+  /**
+   * Writes one of agent-run's own GitHub workflow commands (built by `workflowCommand`) to stderr;
+   * `writeErr` would neutralise it. Only the GitHub reporter uses it.
+   */
+  writeCommand?: ((line: string) => void) | undefined;
   /** Hides secret values in what is written to files. */
   redact?: Redactor;
 };
+
+/**
+ * `reporter` fed with the secrets already gone from every event, check and summary, so each
+ * format escapes redacted text rather than redacting escaped text.
+ */
+export function withRedactedInput<R extends Reporter>(
+  reporter: R,
+  redact: Redactor | undefined,
+): R {
+  if (redact === undefined) return reporter;
+  const clean = <T>(value: T) => redactStrings(value, redact);
+  return {
+    ...reporter,
+    ...(reporter.onTaskStart && {
+      onTaskStart: (name: string, detail: string) => reporter.onTaskStart?.(name, clean(detail)),
+    }),
+    ...(reporter.onEvent && {
+      onEvent: (name: string, event: AgentEvent) => reporter.onEvent?.(name, clean(event)),
+    }),
+    ...(reporter.onCheck && {
+      onCheck: (name: string, check: CheckResult) => reporter.onCheck?.(name, clean(check)),
+    }),
+    ...(reporter.onTaskEnd && {
+      onTaskEnd: (summary: TaskSummary) => reporter.onTaskEnd?.(clean(summary)),
+    }),
+    ...(reporter.onBatchEnd && {
+      onBatchEnd: (summaries: readonly TaskSummary[], markdown: string, outDir: string) =>
+        reporter.onBatchEnd?.(clean(summaries), markdown, outDir) ?? Promise.resolve(),
+    }),
+  };
+}

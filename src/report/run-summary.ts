@@ -1,9 +1,16 @@
 import { z } from "zod";
 import type { Usage } from "../model/model-client.js";
+import { TASK_NAME_PATTERN, TASK_NAME_RULE } from "../task/schema.js";
 import { parseVersionedJson } from "./json-issue.js";
 import { SUMMARY_VERSION } from "./summary.js";
 
 const count = z.number().int().nonnegative();
+
+/** Names read back pass the task files' rule: they name folders and are printed in logs. */
+export const TaskNameJsonSchema = z.string().regex(TASK_NAME_PATTERN, {
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not a task name (${TASK_NAME_RULE}); the file was edited`,
+});
 
 /** `usage` as `summary.json` and `report.json` write it, read back as a `Usage`. */
 export const UsageJsonSchema = z
@@ -51,7 +58,7 @@ const CheckSchema = z
 const RunSummarySchema = z
   .looseObject({
     schema_version: z.number().int().positive(),
-    name: z.string().min(1),
+    name: TaskNameJsonSchema,
     task_file: z.string(),
     status: z.string().min(1),
     passed: z.boolean().optional(),

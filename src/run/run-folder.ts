@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
-import type { Redactor } from "../redact.js";
+import { type Redactor, redactStrings } from "../redact.js";
 import { SUMMARY_FILE, summaryJson, type TaskSummary } from "../report/summary.js";
 
 // What a run folder (OUT/<task>/) holds, and how its files are written.
@@ -13,15 +14,65 @@ export const TRANSCRIPT_FILE = "transcript.jsonl";
 /** The run's patch of the workspace's changes. */
 export const PATCH_FILE = "changes.patch";
 
-/** Empties the run folder (creating it if needed), keeping the `preserve`d file names. */
+/**
+ * The file agent-run writes first into every run folder it makes: only a folder holding it is
+ * ever emptied or replaced (a transcript.jsonl alone proves nothing; anyone can write one).
+ */
+export const RUN_MARKER_FILE = ".agent-run";
+
+const RUN_MARKER = `${JSON.stringify({ format: "agent-run run folder", version: 1 })}\n`;
+
+/** What a run folder's state allows: a new run may use it when it is `missing`, `empty` or `ours`. */
+export type RunDirState = "missing" | "empty" | "ours" | "foreign";
+
+/** Whether `runDir` is free, agent-run's own (a real folder holding our marker file), or not ours. */
+export function runDirState(runDir: string): RunDirState {
+  let entries: string[];
+  try {
+    // A symlink is not followed: it could lead anywhere.
+    if (!lstatSync(runDir).isDirectory()) return "foreign";
+    entries = readdirSync(runDir);
+  } catch (error) {
+    return error instanceof Error && "code" in error && error.code === "ENOENT"
+      ? "missing"
+      : "foreign";
+  }
+  if (entries.length === 0) return "empty";
+  return hasMarker(runDir) ? "ours" : "foreign";
+}
+
+function hasMarker(runDir: string): boolean {
+  const marker = join(runDir, RUN_MARKER_FILE);
+  try {
+    return lstatSync(marker).isFile() && readFileSync(marker, "utf8") === RUN_MARKER;
+  } catch {
+    return false;
+  }
+}
+
+/** True when a new run may replace what is in `runDir`. */
+export function isReplaceable(runDir: string): boolean {
+  return runDirState(runDir) !== "foreign";
+}
+
+/**
+ * Empties the run folder (creating it if needed) and marks it as agent-run's, keeping the
+ * `preserve`d file names. Refuses (`ConfigError`) a folder agent-run did not make.
+ */
 export async function clearRunDir(runDir: string, preserve: readonly string[]): Promise<void> {
+  if (!isReplaceable(runDir)) {
+    throw new ConfigError(
+      `${runDir} is not an agent-run output folder (it has no ${RUN_MARKER_FILE} marker), so it will not be emptied; choose another --out or remove it`,
+    );
+  }
   mkdirSync(runDir, { recursive: true });
   const entries = readdirSync(runDir);
   await Promise.all(
     entries
-      .filter((entry) => !preserve.includes(entry))
+      .filter((entry) => entry !== RUN_MARKER_FILE && !preserve.includes(entry))
       .map((entry) => rm(join(runDir, entry), { recursive: true, force: true })),
   );
+  writeFileSync(join(runDir, RUN_MARKER_FILE), RUN_MARKER);
 }
 
 /** Writes `changes.patch`, secrets hidden. */
@@ -31,6 +82,7 @@ export async function writePatch(runDir: string, patch: string, redact: Redactor
 
 /** Writes `summary.json`, secrets hidden. */
 export async function writeSummary(summary: TaskSummary, redact: Redactor): Promise<void> {
-  const text = `${JSON.stringify(summaryJson(summary), null, 2)}\n`;
+  // Strings redacted first: a value quoted inside a string (a check message) is escaped twice.
+  const text = `${JSON.stringify(summaryJson(redactStrings(summary, redact)), null, 2)}\n`;
   await writeFileAtomic(join(summary.runDir, SUMMARY_FILE), redact(text));
 }

@@ -25,6 +25,10 @@ export const DEFAULT_BASH_TIMEOUT_MS = 60_000;
 /** Task names become folder names, so they stay filesystem- and URL-safe. */
 export const TASK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
+/** The rule in words, for every error about a name that breaks it (task files, transcripts, summaries). */
+export const TASK_NAME_RULE =
+  "letters, digits, '.', '_' or '-', starting with a letter or digit, at most 100";
+
 /** Names a bash child process accepts; anything else would be silently dropped or mangled. */
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -37,8 +41,7 @@ export const TaskFileSchema = z
     name: z
       .string()
       .regex(TASK_NAME_PATTERN, {
-        error: (issue) =>
-          `expected letters, digits, '.', '_' or '-' (starting with a letter or digit, at most 100), got ${describeValue(issue.input)}`,
+        error: (issue) => `expected ${TASK_NAME_RULE}, got ${describeValue(issue.input)}`,
       })
       .optional()
       .describe(

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { messageOf, TranscriptError } from "../errors.js";
-import type { Redactor } from "../redact.js";
+import { type Redactor, redactStrings } from "../redact.js";
 
 /**
  * Appends transcript lines to a JSONL file, each written whole with synchronous writes as it
@@ -50,7 +50,9 @@ export class TranscriptWriter {
       uuid: randomUUID(),
       at: new Date().toISOString(),
     };
-    const bytes = Buffer.from(`${this.#redact(JSON.stringify(stamped))}\n`, "utf8");
+    // Strings redacted first: a value quoted inside a string (a check message) is escaped twice.
+    const text = this.#redact(JSON.stringify(redactStrings(stamped, this.#redact)));
+    const bytes = Buffer.from(`${text}\n`, "utf8");
     try {
       for (let offset = 0; offset < bytes.length; ) {
         offset += writeSync(fd, bytes, offset, bytes.length - offset, this.#bytes + offset);

@@ -147,6 +147,8 @@ const TRANSCRIPT_CASES: [file: string, line: number, message: string][] = [
   ["user-content-not-a-list.jsonl", 3, "user line: message.content: "],
   ["result-unknown-subtype.jsonl", 5, "result line: subtype: "],
   ["init-without-limits.jsonl", 1, "the init line does not describe the task fully (limits: "],
+  ["name-escapes-out.jsonl", 1, 'task.name: "../../../x" is not a task name (letters, '],
+  ["name-with-line-break.jsonl", 1, 'task.name: "a\\n::error::pwned" is not a task name ('],
 ];
 
 describe("bad transcripts: replay and resume name the file and the line", () => {
@@ -206,6 +208,7 @@ describe("bad summary.json: report names the file", () => {
   test.each([
     ["not-json", "not valid JSON: "],
     ["wrong-field-type", "steps: "],
+    ["name-with-line-break", 'name: "fix\\n::error::pwned" is not a task name ('],
   ])("report on a run whose summary.json is %s: exit 2", async (name, message) => {
     const folder = `${TRANSCRIPTS}/summaries/${name}`;
     const json = join(dir, "report.json");

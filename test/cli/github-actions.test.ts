@@ -110,7 +110,7 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
     for (const name of ["good", "bad", "short"])
       expect(summary).toMatch(new RegExp(`^\\| ${name} +\\|`, "m"));
     expect(summary).toContain("<details><summary>bad: completed, 1 changed");
-    expect(summary).toContain("| `out.txt` | added | +1 −0 |");
+    expect(summary).toContain("| out.txt | added | +1 −0 |");
     const outputs = Object.fromEntries(
       (await readFile(dir.path("output.txt"), "utf8"))
         .trim()

@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { failedCheck, summaryBody, writeRun } from "../helpers/run-summaries.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const SECRET = "ghp_planted0secret0value0123456789";
@@ -61,5 +62,88 @@ describe("secrets", () => {
     }
     expect(run.stdout + run.stderr).not.toContain(SECRET);
     expect(await readFile(dir.path("out/t/transcript.jsonl"), "utf8")).toContain("[REDACTED]");
+  });
+
+  test("a secret holding Markdown, XML and workflow-command metacharacters is redacted before any escaping, in every output", async () => {
+    // Each output escapes some of these characters; a unique core shows any form that got through.
+    const core = "Zq9xKv";
+    const secret = `${core}|a\`b<c&d>e"f%g:h,i`;
+    const quoted = secret.replaceAll('"', '\\"');
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/config.env": `DEPLOY=${secret}\n`,
+        "r.yaml": `- content:
+    - { type: tool_use, name: read_file, input: { path: config.env } }
+    - { type: tool_use, name: bash, input: { command: "cat config.env; exit 1" } }
+    - { type: tool_use, name: write_file, input: { path: leak.txt, content: "${quoted}\\n" } }
+- content: [{ type: text, text: "The token is ${quoted}" }]
+`,
+        "t.yaml": `prompt: Go.
+workspace: ws
+replies: r.yaml
+checks:
+  - final_text_matches: "never-matches"
+  - run: "cat config.env; exit 1"
+    name: "prints ${quoted}"
+`,
+      },
+    });
+    const env = {
+      DEPLOY_TOKEN: secret,
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: dir.path("summary.md"),
+      GITHUB_OUTPUT: dir.path("output.txt"),
+    };
+
+    const run = await runCli(["--offline", dir.path("t.yaml"), "--out", dir.path("out"), "-v"], {
+      env,
+    });
+    const report = await runCli(
+      ["report", dir.path("out"), "--json", dir.path("r.json"), "--junit", dir.path("j.xml")],
+      { env },
+    );
+
+    expect(run.exitCode).toBe(1);
+    expect(report.exitCode).toBe(0);
+    const files = [
+      ...(await outputFiles(dir.path("out"))),
+      dir.path("summary.md"),
+      dir.path("r.json"),
+      dir.path("j.xml"),
+    ];
+    for (const file of files) expect(await readFile(file, "utf8"), file).not.toContain(core);
+    for (const text of [run.stdout, run.stderr, report.stdout, report.stderr])
+      expect(text).not.toContain(core);
+    // The secret was there to leak: in the log's annotations, the summary and the JUnit file.
+    expect(run.stderr).toMatch(/^::error .*check failed::prints \[REDACTED\]/m);
+    expect(await readFile(dir.path("j.xml"), "utf8")).toContain("[REDACTED]");
+    expect(await readFile(dir.path("summary.md"), "utf8")).toContain("\\[REDACTED\\]");
+  });
+
+  test("report redacts a metacharacter secret from raw summaries before Markdown, JUnit XML and JSON escape it", async () => {
+    const core = "Wq8yTz";
+    const secret = `${core}|a\`b<c&d>e"f%g`;
+    await using dir = await tmpWorkspace({ files: {} });
+    const summary = summaryBody("t", {
+      status: "error",
+      passed: false,
+      error: `failed with ${secret}`,
+      checks: [{ ...failedCheck(`check ${secret}`, `saw ${secret}`), output: `out ${secret}` }],
+    });
+    await writeRun(dir.path("runs"), "t", summary);
+    const files = [dir.path("r.json"), dir.path("j.xml")];
+
+    const run = await runCli(
+      ["report", dir.path("runs"), "--json", files[0] ?? "", "--junit", files[1] ?? ""],
+      {
+        env: { RELEASE_TOKEN: secret },
+      },
+    );
+
+    expect(run.exitCode).toBe(0);
+    for (const file of files) expect(await readFile(file, "utf8"), file).not.toContain(core);
+    expect(run.stdout + run.stderr).not.toContain(core);
+    expect(run.stdout).toContain("failed with \\[REDACTED\\]");
+    expect(await readFile(dir.path("j.xml"), "utf8")).toContain("error: failed with [REDACTED]");
   });
 });

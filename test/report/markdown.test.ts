@@ -31,8 +31,8 @@ describe("formatReportMarkdown", () => {
 
       Failures:
       - beta: status max_steps — stopped after 8 steps (limits.max_steps)
-      - beta: tests pass — \`npm test\` exited with 1
-      - gamma: has <export> & "quotes" — src/app.js does not contain "export" & <main>
+      - beta: tests pass — \\\`npm test\\\` exited with 1
+      - gamma: has &lt;export&gt; &amp; "quotes" — src/app.js does not contain "export" &amp; &lt;main&gt;
       - gamma: no debug — found console.log"
     `);
   });

@@ -114,6 +114,7 @@ describe("runTask: its snapshots", () => {
       expect(modes).toEqual([0o700]);
       expect(readdirSync(scratch.root)).toEqual([]);
       expect(readdirSync(`${ws.root}/out/t`).sort()).toEqual([
+        ".agent-run",
         "changes.patch",
         "summary.json",
         "transcript.jsonl",

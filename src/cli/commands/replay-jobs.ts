@@ -4,6 +4,7 @@ import type { DivergenceReport } from "../../replay/divergence.js";
 import type { RecordedRun } from "../../replay/recorded-run.js";
 import { checkWorkspace, type ReplayKind, replayRun } from "../../replay/replay-run.js";
 import { createProgressReporter } from "../../report/progress.js";
+import { withRedactedInput } from "../../report/reporter.js";
 import type { TaskSummary } from "../../report/summary.js";
 import type { Limits, Task } from "../../task/schema.js";
 import { nonEmpty } from "../flag-values.js";
@@ -36,11 +37,10 @@ export async function runReplayJobs(
 ): Promise<ReplayOutcome[]> {
   const prices = await loadPrices(args.pricesFile);
   const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
-  const progress = createProgressReporter({
-    write: io.writeErr,
-    isColor: io.isColor,
-    isVerbose: args.isVerbose,
-  });
+  const progress = withRedactedInput(
+    createProgressReporter({ write: io.writeErr, isColor: io.isColor, isVerbose: args.isVerbose }),
+    io.redact,
+  );
   // Every workspace is checked before the first replay starts, so a refusal leaves nothing half done.
   const mismatches: Array<string | undefined> = [];
   for (const job of jobs) {

@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError, messageOf } from "../../errors.js";
+import { redactStrings } from "../../redact.js";
 import { buildReport, type Report } from "../../report/aggregate.js";
 import { compareReports, formatComparisonMarkdown } from "../../report/compare.js";
 import { formatJunit } from "../../report/junit.js";
@@ -20,14 +21,17 @@ import type { ReportArgs } from "../report-flags.js";
  */
 export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number> {
   const onWarning = (message: string) => io.writeErr(`agent-run: warning: ${message}`);
+  // Secrets go from the raw text first, before Markdown, XML or JSON escapes it.
+  const redact = (report: Report) =>
+    io.redact === undefined ? report : redactStrings(report, io.redact);
   if (args.mode === "compare") {
-    const base = await readReport(args.base, onWarning);
-    const next = await readReport(args.next, onWarning);
+    const base = redact(await readReport(args.base, onWarning));
+    const next = redact(await readReport(args.next, onWarning));
     io.writeOut(formatComparisonMarkdown(compareReports(base, next)));
     return 0;
   }
   const paths = await expandPatterns(args.patterns, "run folders");
-  const report = buildReport(await loadRunSummaries(paths, { onWarning }));
+  const report = redact(buildReport(await loadRunSummaries(paths, { onWarning })));
   if (args.jsonFile !== undefined) await writeOutput("--json", args.jsonFile, reportJson(report));
   if (args.junitFile !== undefined)
     await writeOutput("--junit", args.junitFile, formatJunit(report));

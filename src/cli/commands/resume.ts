@@ -5,7 +5,7 @@ import { ConfigError } from "../../errors.js";
 import { totalTokens, usageOf } from "../../model/model-client.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
 import { refreshFolderReport } from "../../report/folder-report.js";
-import { TRANSCRIPT_FILE } from "../../run/run-folder.js";
+import { RUN_MARKER_FILE, runDirState, TRANSCRIPT_FILE } from "../../run/run-folder.js";
 import { readTranscript } from "../../transcript/reader.js";
 import type { CliIo } from "../io.js";
 import type { ResumeArgs } from "../replay-flags.js";
@@ -28,7 +28,13 @@ export async function resumeCommand(
       path,
       await readTranscript(path, { isPartialLastLineDropped: true }),
     );
-    jobs.push(resumeJob(folder, recorded, args));
+    const job = resumeJob(folder, recorded, args);
+    if (runDirState(folder) !== "ours") {
+      throw new ConfigError(
+        `${folder}: not an agent-run output folder (it has no ${RUN_MARKER_FILE} marker), so resume will not write to it`,
+      );
+    }
+    jobs.push(job);
   }
   refuseDuplicateRunDirs(jobs);
   for (const job of jobs) {
@@ -40,7 +46,7 @@ export async function resumeCommand(
   }
   const outcomes = await runReplayJobs(jobs, args, io, signal, undefined);
   for (const outDir of new Set(jobs.map((job) => dirname(job.runDir)))) {
-    if (existsSync(join(outDir, "report.json"))) await refreshFolderReport(outDir);
+    if (existsSync(join(outDir, "report.json"))) await refreshFolderReport(outDir, io.redact);
   }
   return outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
 }
