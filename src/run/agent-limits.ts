@@ -24,6 +24,8 @@ export type AgentSetup = {
   gate?: (() => LimitHit | undefined) | undefined;
   /** Settles once the tools may change the workspace (see `RunAgentOptions.ready`). */
   ready: Promise<void>;
+  /** agent-run's own folders (the output and run folders), which the file tools refuse. */
+  protectedPaths: readonly string[];
 };
 
 /**
@@ -62,6 +64,7 @@ export async function runAgentWithLimits(
           maxRecordedChars: task.bash.maxRecordedChars,
           sandbox: setup.sandbox,
         },
+        protectedPaths: setup.protectedPaths,
       }),
       limits: task.limits,
       workspaceRoot,

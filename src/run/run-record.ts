@@ -105,6 +105,8 @@ export async function finish(
     for (const check of work.checks) run.transcript.write(checkLine(check));
     const model = options.modelName;
     run.transcript.write(resultLine({ result: final, model, costUsd, changedFiles, workspace }));
+    // Up to its last line: a file replaced after it would otherwise go unnoticed.
+    run.transcript.verify();
   } catch (error) {
     final = finalResult(final, [messageOf(error)], elapsedMs);
   }

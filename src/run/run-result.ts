@@ -16,7 +16,8 @@ export function finalResult(
   if (problems.length === 0 && result !== undefined) return result;
   const base = result ?? emptyResult("error", undefined, elapsedMs);
   const errors = [base.error, ...problems].filter((text): text is string => text !== undefined);
-  return { ...base, status: "error", error: errors.join("; ") };
+  // The same problem may be met twice (a transcript that cannot be written, at each line).
+  return { ...base, status: "error", error: [...new Set(errors)].join("; ") };
 }
 
 /** A result for a run that made no model call. */

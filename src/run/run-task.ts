@@ -190,7 +190,8 @@ async function runAgent(
   // Only a tool call waits on it: a run that ends before any must not leave it unhandled. A
   // workspace that could not be prepared also ends the run at once (the model call in flight too).
   ready.catch(() => stop.abort("cancelled"));
-  const setup = { ...options, system: run.system, commandEnv, sandbox, ready };
+  const protectedPaths = [run.runDir, options.outDir];
+  const setup = { ...options, system: run.system, commandEnv, sandbox, ready, protectedPaths };
   const result = await runAgentWithLimits(setup, prepared.workspace, record, stop.signal).catch(
     (error: unknown) => {
       run.problems.push(`internal error: ${messageOf(error)}`);
@@ -198,6 +199,11 @@ async function runAgent(
     },
   );
   await prepared.initWritten;
+  // Stopped by agent-run for one of its problems (the transcript, the workspace), not cancelled:
+  // the problems say why.
+  if (result?.status === "cancelled" && stop.signal.aborted && !options.signal.aborted) {
+    return { ...result, error: undefined };
+  }
   return result;
 }
 

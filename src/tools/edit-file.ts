@@ -1,7 +1,7 @@
 import { z } from "zod";
+import type { FileToolOptions } from "./confined-open.js";
 import { defineTool, type Tool, ToolError } from "./define-tool.js";
-import { describeLineCount, readTextFile, writeTextFileAtomic } from "./text-file.js";
-import { resolveWorkspacePath, toDisplayPath } from "./workspace-path.js";
+import { describeLineCount, editTextFile } from "./text-file.js";
 
 const EditFileInputSchema = z
   .object({
@@ -23,7 +23,7 @@ const DESCRIPTION = [
 ].join(" ");
 
 /** The edit_file tool: small exact-match edits, cheaper and safer than rewriting a whole file. */
-export function createEditFileTool(): Tool {
+export function createEditFileTool(options: FileToolOptions = {}): Tool {
   return defineTool({
     name: "edit_file",
     description: DESCRIPTION,
@@ -39,13 +39,13 @@ export function createEditFileTool(): Tool {
           "edit_file: old_text and new_text are identical, so nothing would change",
         );
       }
-      const path = await resolveWorkspacePath(ctx.workspaceRoot, input.path);
-      const shown = toDisplayPath(ctx.workspaceRoot, path);
-      const before = await readTextFile(path, shown);
-      const at = findUniqueMatch(before, input.old_text, shown);
-      const after = before.slice(0, at) + input.new_text + before.slice(at + input.old_text.length);
-      await writeTextFileAtomic(path, after, shown);
-      const line = before.slice(0, at).split("\n").length;
+      let line = 0;
+      const scope = { ...options, root: ctx.workspaceRoot };
+      const shown = await editTextFile(scope, input.path, (before, shown) => {
+        const at = findUniqueMatch(before, input.old_text, shown);
+        line = before.slice(0, at).split("\n").length;
+        return before.slice(0, at) + input.new_text + before.slice(at + input.old_text.length);
+      });
       return {
         content: `edited ${shown}: replaced ${describeLineCount(input.old_text)} with ${describeLineCount(input.new_text)} at line ${line}`,
         isError: false,

@@ -1,33 +1,41 @@
 import { type BashToolOptions, createBashTool } from "./bash.js";
+import type { FileToolOptions } from "./confined-open.js";
 import type { Tool } from "./define-tool.js";
 import { createEditFileTool } from "./edit-file.js";
 import { createListFilesTool } from "./list-files.js";
+import { protectFolders } from "./protected-folders.js";
 import { createReadFileTool } from "./read-file.js";
 import type { ToolName } from "./tool-names.js";
 import { createWriteFileTool } from "./write-file.js";
 
-/** Per-run settings the tools need; only bash has any so far. */
+/** Per-run settings the tools need. */
 export type ToolsOptions = {
   bash: BashToolOptions;
+  /** The run's output and run folders, which the file tools refuse. */
+  protectedPaths?: readonly string[];
 };
 
 /** Builds the tools a task asks for, in the order it lists them (the order the model sees). */
 export function createTools(names: readonly ToolName[], options: ToolsOptions): Tool[] {
-  return names.map((name) => createTool(name, options));
+  const files: FileToolOptions =
+    options.protectedPaths === undefined
+      ? {}
+      : { protectedFolders: protectFolders(options.protectedPaths) };
+  return names.map((name) => createTool(name, options, files));
 }
 
-function createTool(name: ToolName, options: ToolsOptions): Tool {
+function createTool(name: ToolName, options: ToolsOptions, files: FileToolOptions): Tool {
   switch (name) {
     case "bash":
       return createBashTool(options.bash);
     case "read_file":
-      return createReadFileTool();
+      return createReadFileTool(files);
     case "write_file":
-      return createWriteFileTool();
+      return createWriteFileTool(files);
     case "edit_file":
-      return createEditFileTool();
+      return createEditFileTool(files);
     case "list_files":
-      return createListFilesTool();
+      return createListFilesTool(files);
     default: {
       const unknown: never = name;
       throw new Error(`unknown tool: ${String(unknown)}`);

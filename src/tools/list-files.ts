@@ -1,9 +1,10 @@
 import type { Dirent } from "node:fs";
 import { readdir, readlink, stat } from "node:fs/promises";
-import { join } from "node:path";
 import { z } from "zod";
+import { fsFailure } from "./confined-entry.js";
+import { type FileToolOptions, locate } from "./confined-open.js";
 import { defineTool, type Tool, ToolError } from "./define-tool.js";
-import { errorCode, resolveWorkspacePath, toDisplayPath } from "./workspace-path.js";
+import { errorCode } from "./workspace-path.js";
 
 /** Most entries one list_files call shows; huge folders (node_modules) would flood the context. */
 export const MAX_LIST_ENTRIES = 1_000;
@@ -26,26 +27,48 @@ const DESCRIPTION = [
 ].join(" ");
 
 /** The list_files tool: a cheap look at a folder without running a shell command. */
-export function createListFilesTool(): Tool {
+export function createListFilesTool(options: FileToolOptions = {}): Tool {
   return defineTool({
     name: "list_files",
     description: DESCRIPTION,
     input: ListFilesInputSchema,
     async run(input, ctx) {
-      const path = await resolveWorkspacePath(ctx.workspaceRoot, input.path ?? ".");
-      const shown = toDisplayPath(ctx.workspaceRoot, path);
-      const entries = await readFolder(path, shown);
-      if (entries.length === 0) return { content: `(${shown} is empty)`, isError: false };
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const lines = await Promise.all(
-        entries.slice(0, MAX_LIST_ENTRIES).map((entry) => describeEntry(path, entry)),
-      );
-      const left = entries.length - MAX_LIST_ENTRIES;
-      if (left > 0)
-        lines.push(`[... ${left} more entries not shown; list a subfolder or use bash]`);
-      return { content: lines.join("\n"), isError: false };
+      const scope = { ...options, root: ctx.workspaceRoot };
+      const located = await locate(scope, input.path ?? ".", "list");
+      try {
+        const { info, shown } = located;
+        if (info === undefined) {
+          throw new ToolError(
+            `folder "${shown}" does not exist; list its parent to see what exists`,
+          );
+        }
+        if (!info.isDirectory()) {
+          throw new ToolError(`"${shown}" is a file, not a folder; use read_file to read it`);
+        }
+        const folder = await located.openAsFolder();
+        try {
+          return await listFolder(folder.path, shown);
+        } finally {
+          await folder.close();
+        }
+      } finally {
+        await located.close();
+      }
     },
   });
+}
+
+/** The listing of the open folder `path` names (a `/proc/self/fd` path on Linux). */
+async function listFolder(path: string, shown: string) {
+  const entries = await readFolder(path, shown);
+  if (entries.length === 0) return { content: `(${shown} is empty)`, isError: false };
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const lines = await Promise.all(
+    entries.slice(0, MAX_LIST_ENTRIES).map((entry) => describeEntry(path, entry)),
+  );
+  const left = entries.length - MAX_LIST_ENTRIES;
+  if (left > 0) lines.push(`[... ${left} more entries not shown; list a subfolder or use bash]`);
+  return { content: lines.join("\n"), isError: false };
 }
 
 async function readFolder(path: string, shown: string): Promise<Dirent[]> {
@@ -60,7 +83,7 @@ async function readFolder(path: string, shown: string): Promise<Dirent[]> {
       case "EACCES":
         throw new ToolError(`folder "${shown}" is not readable (permission denied)`);
       default:
-        throw error;
+        throw fsFailure(error, shown, "listed");
     }
   }
 }
@@ -69,7 +92,7 @@ async function readFolder(path: string, shown: string): Promise<Dirent[]> {
 async function describeEntry(folder: string, entry: Dirent): Promise<string> {
   if (entry.isDirectory()) return `${entry.name}/`;
   if (entry.isFile()) return entry.name;
-  if (entry.isSymbolicLink()) return describeLink(join(folder, entry.name), entry.name);
+  if (entry.isSymbolicLink()) return describeLink(`${folder}/${entry.name}`, entry.name);
   if (entry.isFIFO()) return `${entry.name} (fifo)`;
   if (entry.isSocket()) return `${entry.name} (socket)`;
   if (entry.isCharacterDevice() || entry.isBlockDevice()) return `${entry.name} (device)`;
@@ -77,7 +100,8 @@ async function describeEntry(folder: string, entry: Dirent): Promise<string> {
 }
 
 async function describeLink(path: string, name: string): Promise<string> {
-  const target = await readlink(path);
+  const target = await readlink(path).catch(() => undefined);
+  if (target === undefined) return `${name} (removed while listed)`;
   try {
     const info = await stat(path);
     return `${name} -> ${target}${info.isDirectory() ? "/" : ""}`;

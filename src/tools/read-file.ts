@@ -1,8 +1,8 @@
 import { z } from "zod";
+import type { FileToolOptions } from "./confined-open.js";
 import { defineTool, type Tool, ToolError } from "./define-tool.js";
 import { MAX_TEXT_FILE_BYTES, readTextFile } from "./text-file.js";
 import { MAX_LINE_CHARS, truncateLine } from "./truncate.js";
-import { resolveWorkspacePath, toDisplayPath } from "./workspace-path.js";
 
 /** Most lines one read_file call returns; the model pages through longer files with `offset`. */
 export const MAX_READ_LINES = 2_000;
@@ -40,15 +40,16 @@ const DESCRIPTION = [
 ].join(" ");
 
 /** The read_file tool: the model's way to look at files without shelling out to cat. */
-export function createReadFileTool(): Tool {
+export function createReadFileTool(options: FileToolOptions = {}): Tool {
   return defineTool({
     name: "read_file",
     description: DESCRIPTION,
     input: ReadFileInputSchema,
     async run(input, ctx) {
-      const path = await resolveWorkspacePath(ctx.workspaceRoot, input.path);
-      const shown = toDisplayPath(ctx.workspaceRoot, path);
-      const text = await readTextFile(path, shown);
+      const { text, shown } = await readTextFile(
+        { ...options, root: ctx.workspaceRoot },
+        input.path,
+      );
       return { content: selectLines(text, shown, input.offset ?? 1, input.limit), isError: false };
     },
   });

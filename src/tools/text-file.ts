@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { fsFailure } from "./confined-entry.js";
+import { type FileScope, type Located, locate } from "./confined-open.js";
 import { ToolError } from "./define-tool.js";
-import { errorCode } from "./workspace-path.js";
 
 /** Largest file read_file and edit_file load into memory; bigger files are for bash (head, sed). */
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
@@ -11,50 +9,71 @@ export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8 * 1024;
 
 /**
- * Reads a regular UTF-8 text file for read_file and edit_file. `path` is a real path from
- * `resolveWorkspacePath`; `shown` names it in messages. Directories, FIFOs and devices are refused
- * before opening (so a FIFO cannot hang the run), as are binary and oversized files.
+ * Reads a regular UTF-8 text file of the workspace for read_file and edit_file, confined to it
+ * (see `locate`). Directories, FIFOs and devices are refused before opening (so a FIFO cannot
+ * hang the run), as are binary and oversized files. Returns the text and how to show the path.
  */
-export async function readTextFile(path: string, shown: string): Promise<string> {
-  const info = await statOrExplain(path, shown);
-  if (info.isDirectory()) {
-    throw new ToolError(
-      `"${shown}" is a directory, not a file; use list_files to see what it holds`,
-    );
+export async function readTextFile(
+  scope: FileScope,
+  userPath: string,
+): Promise<{ text: string; shown: string }> {
+  const located = await locate(scope, userPath, "read");
+  try {
+    return { text: await readLocated(located), shown: located.shown };
+  } finally {
+    await located.close();
   }
-  if (!info.isFile()) {
-    throw new ToolError(
-      `"${shown}" is not a regular file (it is a FIFO, socket or device); only regular files can be read`,
-    );
-  }
-  if (info.size > MAX_TEXT_FILE_BYTES) {
-    throw new ToolError(
-      `"${shown}" is ${info.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes this tool loads; use bash (head, tail, sed -n '100,200p', grep) to look at parts of it`,
-    );
-  }
-  return decodeText(await readFile(path), shown);
 }
 
 /**
- * Writes `content` to `path` atomically: a temp file in the same folder, then a rename, so a crash
- * never leaves half a file. Creates missing parent folders and keeps an existing file's mode.
+ * Writes `content` to a file of the workspace atomically: a temp file in the same folder, then a
+ * rename, so a crash never leaves half a file. Creates missing parent folders and keeps an
+ * existing file's mode. Returns how to show the path.
  */
 export async function writeTextFileAtomic(
-  path: string,
+  scope: FileScope,
+  userPath: string,
   content: string,
-  shown: string,
-): Promise<void> {
-  const folder = dirname(path);
-  await makeFolder(folder, shown);
-  const mode = await existingFileMode(path, shown);
-  const temp = join(folder, `.${basename(path)}.${randomUUID().slice(0, 8)}.tmp`);
+): Promise<string> {
+  return updateTextFile(scope, userPath, "write", () => content);
+}
+
+/**
+ * Reads a text file and writes back what `change` makes of it, through the same pinned folder
+ * (`change` gets the text and the path as shown, and may throw a `ToolError`). Returns the path
+ * as shown.
+ */
+export async function editTextFile(
+  scope: FileScope,
+  userPath: string,
+  change: (text: string, shown: string) => string,
+): Promise<string> {
+  return updateTextFile(scope, userPath, "edit", change);
+}
+
+async function updateTextFile(
+  scope: FileScope,
+  userPath: string,
+  kind: "write" | "edit",
+  change: (text: string, shown: string) => string,
+): Promise<string> {
+  const located = await locate(scope, userPath, kind === "write" ? "write" : "read");
   try {
-    await writeFile(temp, content, { flag: "wx" });
-    if (mode !== undefined) await chmod(temp, mode);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
+    const { info, shown } = located;
+    const before = kind === "edit" ? await readLocated(located) : "";
+    if (located.isRoot || info?.isDirectory() === true) {
+      throw new ToolError(`"${shown}" is a directory; give a file path`);
+    }
+    if (info !== undefined && !info.isFile()) {
+      throw new ToolError(`"${shown}" is not a regular file; it cannot be written`);
+    }
+    await located.replace(
+      change(before, shown),
+      info === undefined ? undefined : info.mode & 0o7777,
+    );
+    return shown;
+  } finally {
+    await located.close();
   }
 }
 
@@ -65,18 +84,34 @@ export function describeLineCount(text: string): string {
   return lines === 1 ? "1 line" : `${lines} lines`;
 }
 
-async function statOrExplain(path: string, shown: string) {
+async function readLocated(located: Located): Promise<string> {
+  const { info, shown } = located;
+  if (info === undefined) {
+    throw new ToolError(`file "${shown}" does not exist; use list_files to see which files exist`);
+  }
+  if (located.isRoot || info.isDirectory()) {
+    throw new ToolError(
+      `"${shown}" is a directory, not a file; use list_files to see what it holds`,
+    );
+  }
+  if (!info.isFile()) {
+    throw new ToolError(
+      `"${shown}" is not a regular file (it is a FIFO, socket or device); only regular files can be read`,
+    );
+  }
+  const { handle, info: opened } = await located.openForReading();
   try {
-    return await stat(path);
-  } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") {
+    if (opened.size > MAX_TEXT_FILE_BYTES) {
       throw new ToolError(
-        `file "${shown}" does not exist; use list_files to see which files exist`,
+        `"${shown}" is ${opened.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes this tool loads; use bash (head, tail, sed -n '100,200p', grep) to look at parts of it`,
       );
     }
-    if (errorCode(error) === "EACCES")
-      throw new ToolError(`"${shown}" is not readable (permission denied)`);
-    throw error;
+    const bytes = await handle.readFile().catch((error: unknown) => {
+      throw fsFailure(error, shown, "read");
+    });
+    return decodeText(bytes, shown);
+  } finally {
+    await handle.close();
   }
 }
 
@@ -87,29 +122,5 @@ function decodeText(bytes: Uint8Array, shown: string): string {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new ToolError(binary);
-  }
-}
-
-async function makeFolder(folder: string, shown: string): Promise<void> {
-  try {
-    await mkdir(folder, { recursive: true });
-  } catch (error) {
-    if (errorCode(error) === "EEXIST" || errorCode(error) === "ENOTDIR") {
-      throw new ToolError(`cannot create the folder for "${shown}": part of its path is a file`);
-    }
-    throw error;
-  }
-}
-
-async function existingFileMode(path: string, shown: string): Promise<number | undefined> {
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw new ToolError(`"${shown}" is a directory; give a file path`);
-    if (!info.isFile())
-      throw new ToolError(`"${shown}" is not a regular file; it cannot be written`);
-    return info.mode & 0o7777;
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import type { FileToolOptions } from "./confined-open.js";
 import { defineTool, type Tool } from "./define-tool.js";
 import { describeLineCount, writeTextFileAtomic } from "./text-file.js";
-import { resolveWorkspacePath, toDisplayPath } from "./workspace-path.js";
 
 const WriteFileInputSchema = z
   .object({
@@ -20,15 +20,14 @@ const DESCRIPTION = [
 ].join(" ");
 
 /** The write_file tool: whole-file writes for new files and rewrites. */
-export function createWriteFileTool(): Tool {
+export function createWriteFileTool(options: FileToolOptions = {}): Tool {
   return defineTool({
     name: "write_file",
     description: DESCRIPTION,
     input: WriteFileInputSchema,
     async run(input, ctx) {
-      const path = await resolveWorkspacePath(ctx.workspaceRoot, input.path);
-      const shown = toDisplayPath(ctx.workspaceRoot, path);
-      await writeTextFileAtomic(path, input.content, shown);
+      const scope = { ...options, root: ctx.workspaceRoot };
+      const shown = await writeTextFileAtomic(scope, input.path, input.content);
       const bytes = Buffer.byteLength(input.content, "utf8");
       return {
         content: `wrote ${describeLineCount(input.content)} (${bytes} bytes) to ${shown}`,

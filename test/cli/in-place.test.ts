@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
@@ -99,6 +99,73 @@ describe("--in-place and the output folder", () => {
     expect(run.stdout).toMatch(/^\| t +\| cancelled \| no +\|/m);
     expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "completed", steps: 2 });
     expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
+  });
+});
+
+describe("--in-place: the output folder belongs to agent-run", () => {
+  test("the file tools refuse the run and output folders, also through a link; the transcript stays intact", async () => {
+    const forge = (path: string) =>
+      `    - { type: tool_use, name: write_file, input: { path: "${path}", content: "forged" } }`;
+    await using ws = await tmpWorkspace({
+      files: {
+        "a.txt": "old\n",
+        "tasks/t.yaml": "prompt: Go.\nworkspace: ..\nreplies: r.yaml\n",
+        "tasks/r.yaml": [
+          "- content:",
+          forge("agent-runs/t/transcript.jsonl"),
+          forge("agent-runs/report.json"),
+          forge("runs-link/t/transcript.jsonl"),
+          "    - { type: tool_use, name: edit_file, input: { path: agent-runs/t/transcript.jsonl, old_text: system, new_text: forged } }",
+          "    - { type: tool_use, name: read_file, input: { path: runs-link/t/transcript.jsonl } }",
+          "    - { type: tool_use, name: list_files, input: { path: agent-runs } }",
+          "    - { type: tool_use, name: edit_file, input: { path: a.txt, old_text: old, new_text: new } }",
+          "- content: [{ type: text, text: done }]",
+          "",
+        ].join("\n"),
+      },
+      git: true,
+    });
+    await symlink("agent-runs", ws.path("runs-link"));
+    const out = ws.path("agent-runs");
+    const run = await runCli([
+      "--offline",
+      "--in-place",
+      "--allow-out-in-workspace",
+      ws.path("tasks/t.yaml"),
+      "--out",
+      out,
+    ]);
+
+    expect(run.exitCode).toBe(0);
+    expect(await readFile(ws.path("a.txt"), "utf8")).toBe("new\n");
+    const lines = await readTranscript(join(out, "t")); // every line parses: nothing forged
+    expect(lines[0]).toMatchObject({ type: "system", subtype: "init" });
+    expect(lines.at(-1)).toMatchObject({ type: "result", status: "completed" });
+    const results = lines
+      .filter((line) => line.type === "user")
+      .flatMap(
+        (line) =>
+          (line as { message: { content: Array<Record<string, unknown>> } }).message.content,
+      );
+    expect(results.map((result) => result.is_error === true)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    for (const result of results.slice(0, 6)) {
+      expect(result.content).toMatch(
+        /is inside "agent-runs", agent-run's own output folder \(transcripts, summaries, reports\); the file tools cannot read or change it/,
+      );
+    }
+    expect(new Set(lines.map((line) => line.session_id)).size).toBe(1);
+    expect(await readSummary(join(out, "t"))).toMatchObject({ status: "completed" });
+    expect(JSON.parse(await readFile(join(out, "report.json"), "utf8"))).toMatchObject({
+      tasks: expect.any(Array),
+    });
   });
 });
 

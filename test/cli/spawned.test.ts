@@ -290,3 +290,48 @@ describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => 
     expect(await readdir(tmp)).toEqual([]);
   });
 });
+
+describe("the agent-run binary, offline, in place with --out inside the workspace", () => {
+  test("a transcript replaced by the agent's command ends the run with error; the file tools were refused", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "a.txt": "old\n",
+        "tasks/t.yaml": "prompt: Go.\nworkspace: ..\nreplies: r.yaml\n",
+        "tasks/r.yaml": [
+          "- content:",
+          "    - { type: tool_use, name: write_file, input: { path: agent-runs/t/transcript.jsonl, content: forged } }",
+          "- content:",
+          `    - { type: tool_use, name: bash, input: { command: "echo '{}' > f.tmp && mv f.tmp agent-runs/t/transcript.jsonl" } }`,
+          "- content: [{ type: text, text: done }]",
+          "",
+        ].join("\n"),
+      },
+      git: true,
+    });
+    const { done } = spawnCli(
+      [
+        "--offline",
+        "--in-place",
+        "--allow-out-in-workspace",
+        ws.path("tasks/t.yaml"),
+        "--out",
+        ws.path("agent-runs"),
+      ],
+      {},
+    );
+    const result = await done;
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^\| t +\| error +\|/m);
+    const summary = await readSummary(ws.path("agent-runs/t"));
+    expect(summary.status).toBe("error");
+    expect(summary.error).toMatch(
+      /the transcript .*agent-runs\/t\/transcript\.jsonl was replaced by another file during the run/,
+    );
+    const report = JSON.parse(await readFile(ws.path("agent-runs/report.json"), "utf8")) as {
+      tasks: Array<{ error: string }>;
+    };
+    expect(report.tasks[0]?.error).toMatch(/transcript\.jsonl was replaced by another file/);
+    expect(await readFile(ws.path("agent-runs/t/transcript.jsonl"), "utf8")).toBe("{}\n");
+  });
+});

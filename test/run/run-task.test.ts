@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, test } from "vitest";
@@ -121,7 +121,82 @@ describe("runTask: its snapshots", () => {
         "workspace",
       ]);
     } finally {
-      process.env.TMPDIR = savedTmpdir;
+      // Assigning undefined would set the string "undefined".
+      if (savedTmpdir === undefined) Reflect.deleteProperty(process.env, "TMPDIR");
+      else process.env.TMPDIR = savedTmpdir;
     }
+  });
+});
+
+describe("runTask: its transcript belongs to agent-run", () => {
+  const tamperings = [
+    {
+      what: "replaced",
+      command:
+        "mv ../transcript.jsonl ../moved.jsonl && echo '{\"forged\":true}' > ../transcript.jsonl",
+      message:
+        /the transcript .*\/out\/t\/transcript\.jsonl was replaced by another file during the run/,
+    },
+    {
+      what: "truncated",
+      command: ": > ../transcript.jsonl",
+      message: /the transcript .*\/transcript\.jsonl was truncated \(to 0 bytes/,
+    },
+    {
+      what: "removed",
+      command: "rm ../transcript.jsonl",
+      message: /the transcript .*\/transcript\.jsonl was removed/,
+    },
+  ];
+
+  test.each(tamperings)(
+    "a transcript $what by a command mid-run ends the run with error, naming it",
+    async ({ command, message }) => {
+      await using ws = await tmpWorkspace({ files: FILES });
+      // In a copy, the workspace is OUT/t/workspace: the transcript is ../transcript.jsonl.
+      const model = createReplayModel(
+        [
+          reply().toolUse("bash", { command }).build(),
+          reply().toolUse("bash", { command: "echo never-run" }).build(),
+          reply().text("done").build(),
+        ],
+        "test replies",
+      );
+
+      const summary = await runOneTask(ws.root, model, new AbortController().signal);
+
+      expect(summary.status).toBe("error");
+      expect(summary.error).toMatch(message);
+      expect(summary.error).toMatch(
+        /so it is not agent-run's record; agent-run stopped writing it/,
+      );
+      expect(summary.steps).toBe(1); // stopped at once: no second model call
+      expect(summary.checks).toEqual([expect.objectContaining({ passed: true })]);
+      // The run's other outputs are still written.
+      expect(readdirSync(`${ws.root}/out/t`)).toEqual(
+        expect.arrayContaining(["changes.patch", "summary.json"]),
+      );
+    },
+  );
+
+  test("the forged file is left as it is (agent-run writes nothing more into either file)", async () => {
+    await using ws = await tmpWorkspace({ files: FILES });
+    const [replaced] = tamperings;
+    const model = createReplayModel(
+      [
+        reply().toolUse("bash", { command: replaced?.command }).build(),
+        reply().text("done").build(),
+      ],
+      "test replies",
+    );
+
+    await runOneTask(ws.root, model, new AbortController().signal);
+
+    expect(readFileSync(`${ws.root}/out/t/transcript.jsonl`, "utf8")).toBe('{"forged":true}\n');
+    const moved = readFileSync(`${ws.root}/out/t/moved.jsonl`, "utf8").trimEnd().split("\n");
+    expect(moved.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
+      "system",
+      "assistant",
+    ]);
   });
 });

@@ -8,7 +8,7 @@ describe("readTextFile", () => {
   test("reads UTF-8 text, keeping a byte-order mark", async () => {
     await using ws = await tmpWorkspace({ files: { "a.txt": "\uFEFFhé\n" } });
 
-    expect(await readTextFile(ws.path("a.txt"), "a.txt")).toBe("\uFEFFhé\n");
+    expect((await readTextFile({ root: ws.root }, "a.txt")).text).toBe("\uFEFFhé\n");
   });
 
   test("refuses NUL bytes and invalid UTF-8 as binary", async () => {
@@ -19,24 +19,24 @@ describe("readTextFile", () => {
       },
     });
 
-    await expect(readTextFile(ws.path("nul.bin"), "nul.bin")).rejects.toThrow(/binary file/);
-    await expect(readTextFile(ws.path("latin1.txt"), "latin1.txt")).rejects.toThrow(/binary file/);
+    await expect(readTextFile({ root: ws.root }, "nul.bin")).rejects.toThrow(/binary file/);
+    await expect(readTextFile({ root: ws.root }, "latin1.txt")).rejects.toThrow(/binary file/);
   });
 
   test("refuses a FIFO without opening it (which would hang)", async () => {
     await using ws = await tmpWorkspace();
     execFileSync("mkfifo", [ws.path("pipe")]);
 
-    await expect(readTextFile(ws.path("pipe"), "pipe")).rejects.toThrow(/not a regular file/);
+    await expect(readTextFile({ root: ws.root }, "pipe")).rejects.toThrow(/not a regular file/);
   });
 
   test("explains missing files and directories", async () => {
     await using ws = await tmpWorkspace({ files: { "d/a.txt": "x" } });
 
-    await expect(readTextFile(ws.path("nope.txt"), "nope.txt")).rejects.toThrow(
+    await expect(readTextFile({ root: ws.root }, "nope.txt")).rejects.toThrow(
       'file "nope.txt" does not exist',
     );
-    await expect(readTextFile(ws.path("d"), "d")).rejects.toThrow(/is a directory/);
+    await expect(readTextFile({ root: ws.root }, "d")).rejects.toThrow(/is a directory/);
   });
 });
 
@@ -45,8 +45,8 @@ describe("writeTextFileAtomic", () => {
     await using ws = await tmpWorkspace({ files: { "run.sh": "old" } });
     await chmod(ws.path("run.sh"), 0o755);
 
-    await writeTextFileAtomic(ws.path("a/b/c.txt"), "new", "a/b/c.txt");
-    await writeTextFileAtomic(ws.path("run.sh"), "echo hi", "run.sh");
+    await writeTextFileAtomic({ root: ws.root }, "a/b/c.txt", "new");
+    await writeTextFileAtomic({ root: ws.root }, "run.sh", "echo hi");
 
     expect(await readFile(ws.path("a/b/c.txt"), "utf8")).toBe("new");
     expect(await readFile(ws.path("run.sh"), "utf8")).toBe("echo hi");
@@ -57,8 +57,10 @@ describe("writeTextFileAtomic", () => {
   test("refuses to replace a directory or to create a folder under a file", async () => {
     await using ws = await tmpWorkspace({ files: { "d/x": "", "f.txt": "" } });
 
-    await expect(writeTextFileAtomic(ws.path("d"), "x", "d")).rejects.toThrow(/is a directory/);
-    await expect(writeTextFileAtomic(ws.path("f.txt/x"), "x", "f.txt/x")).rejects.toThrow(
+    await expect(writeTextFileAtomic({ root: ws.root }, "d", "x")).rejects.toThrow(
+      /is a directory/,
+    );
+    await expect(writeTextFileAtomic({ root: ws.root }, "f.txt/x", "x")).rejects.toThrow(
       /part of its path is a file/,
     );
   });

@@ -1,4 +1,14 @@
-import { existsSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  openSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -135,4 +145,83 @@ describe("TranscriptWriter", () => {
       });
     },
   );
+
+  describe("notices when someone else changes its file", () => {
+    /** A writer with one line written, and what a second line then throws. */
+    function tamperAfterOneLine(tamper: (file: string) => void) {
+      const file = join(dir, "transcript.jsonl");
+      const writer = TranscriptWriter.open(file, { sessionId: "s" });
+      writer.write({ type: "system", subtype: "init" });
+      tamper(file);
+      const error = thrown(() => writer.write({ type: "assistant", step: 1 }));
+      return { file, writer, error };
+    }
+
+    test("removed", () => {
+      const { error } = tamperAfterOneLine((file) => unlinkSync(file));
+
+      expect(error).toBeInstanceOf(TranscriptError);
+      expect((error as Error).message).toMatch(
+        /^the transcript .*\/transcript\.jsonl was removed \(ENOENT.*\) during the run, so it is not agent-run's record; agent-run stopped writing it$/,
+      );
+    });
+
+    test("replaced by another file (a forged transcript renamed over it)", async () => {
+      const { file, writer, error } = tamperAfterOneLine((file) => {
+        writeFileSync(`${file}.forged`, '{"type":"forged"}\n');
+        renameSync(`${file}.forged`, file);
+      });
+
+      expect((error as Error).message).toMatch(/transcript\.jsonl was replaced by another file/);
+      // It stops: later lines are not written anywhere, and each says why.
+      expect(thrown(() => writer.write({ type: "result" }))).toBe(error);
+      expect(thrown(() => writer.verify())).toBe(error);
+      writer.close();
+      expect(thrown(() => writer.write({ type: "result" }))).toBeUndefined();
+      expect(await readFile(file, "utf8")).toBe('{"type":"forged"}\n');
+    });
+
+    test("truncated", () => {
+      const { error } = tamperAfterOneLine((file) => truncateSync(file, 0));
+
+      expect((error as Error).message).toMatch(
+        /transcript\.jsonl was truncated \(to 0 bytes, of the \d+ agent-run wrote\)/,
+      );
+    });
+
+    test("appended to", () => {
+      const { error } = tamperAfterOneLine((file) => appendFileSync(file, '{"type":"x"}\n'));
+
+      expect((error as Error).message).toMatch(
+        /transcript\.jsonl was written to by another process \(\d+ bytes, of which agent-run wrote \d+\)/,
+      );
+    });
+
+    test("overwritten in place at the same size", async () => {
+      const file = join(dir, "transcript.jsonl");
+      const writer = TranscriptWriter.open(file, { sessionId: "s" });
+      writer.write({ type: "system", subtype: "init" });
+      // Past the file system's timestamp granularity, so the change time moves.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const fd = openSync(file, "r+");
+      writeSync(fd, "X", 0);
+      closeSync(fd);
+
+      const error = thrown(() => writer.write({ type: "assistant", step: 1 }));
+
+      expect((error as Error).message).toMatch(/transcript\.jsonl was changed by another process/);
+    });
+
+    test("verify catches a change after the last line; an untouched file passes", () => {
+      const file = join(dir, "transcript.jsonl");
+      const writer = TranscriptWriter.open(file, { sessionId: "s" });
+      for (let step = 1; step <= 50; step++) writer.write({ type: "assistant", step });
+      expect(thrown(() => writer.verify())).toBeUndefined();
+
+      unlinkSync(file);
+
+      expect((thrown(() => writer.verify()) as Error).message).toMatch(/was removed/);
+      writer.close();
+    });
+  });
 });
