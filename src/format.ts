@@ -44,3 +44,18 @@ export function oneLine(text: string, max: number): string {
   const flat = showControls(text.replace(/\s+/g, " ").trim());
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
+
+/** Most characters of the model's (or an API's) own text quoted back in a message. */
+export const MAX_QUOTE_CHARS = 2_000;
+
+/**
+ * `text` when short, else its first `max` characters and `… (N more chars)`: for messages that
+ * quote what the model or an API sent, which may be megabytes.
+ */
+export function clip(text: string, max: number = MAX_QUOTE_CHARS): string {
+  if (text.length <= max) return text;
+  // One fewer rather than half of a surrogate pair (an emoji).
+  const code = text.charCodeAt(max - 1);
+  const head = text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+  return `${head}… (${text.length - head.length} more chars)`;
+}

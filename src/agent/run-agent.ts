@@ -1,3 +1,4 @@
+import { messageOf } from "../errors.js";
 import {
   type AssistantBlock,
   type Message,
@@ -92,9 +93,18 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       options.prompt.length,
   };
   for (;;) {
-    const ended = await takeTurn(state);
+    const ended = await takeTurn(state).catch((error: unknown) => endByBug(state, error));
     if (ended !== undefined) return ended;
   }
+}
+
+/**
+ * A failure of the loop itself (a bug, a reporter that threw) ends the run with `error`, keeping
+ * the steps and tokens spent so far: the result line and summary still count them.
+ */
+function endByBug(state: RunState, error: unknown): RunResult {
+  if (state.options.signal.aborted) return endAborted(state);
+  return end(state, "error", `internal error: ${messageOf(error)}`);
 }
 
 /** One turn: check the limits, call the model, run its tool calls. Returns the result once the run ends. */

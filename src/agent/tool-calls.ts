@@ -1,8 +1,17 @@
+import { clip } from "../format.js";
+import { nestsDeeperThan } from "../json-depth.js";
 import type { ToolResultBlock, ToolUseBlock } from "../model/model-client.js";
+import { MAX_TOOL_INPUT_DEPTH } from "../model/reply-limits.js";
 import { type Tool, ToolError, type ToolResult } from "../tools/define-tool.js";
 import type { LimitHit } from "./budget.js";
 import type { AgentEvent } from "./events.js";
 import { stableJson } from "./limit-text.js";
+
+/**
+ * Longest error message of a failed call the model gets (a tool's `ToolError`, or what it threw):
+ * they quote paths and input, which each tool clips, and this bounds what slips through.
+ */
+export const MAX_ERROR_TEXT_CHARS = 4_000;
 
 /** The loop guard's memory: the last tool call and how many times in a row it came. */
 export type LoopGuard = { lastCallKey: string | undefined; repeats: number };
@@ -32,7 +41,9 @@ export async function runToolCalls(
   const results: ToolResultBlock[] = [];
   for (const [index, call] of calls.entries()) {
     if (ctx.signal.aborted) break;
-    const loop = noteRepeat(ctx, call);
+    // First, iteratively: the loop guard's key, zod and the tools walk the input recursively.
+    const isTooDeep = nestsDeeperThan(call.input, MAX_TOOL_INPUT_DEPTH);
+    const loop = noteRepeat(ctx, call, isTooDeep);
     if (loop !== undefined) return { results, loop };
     const startedAt = performance.now();
     const isCutOff = isLastCutOff && index === calls.length - 1;
@@ -42,10 +53,15 @@ export async function runToolCalls(
     }
     const result = isCutOff
       ? {
-          content: `${call.name}: this call was cut off at the output token limit, so it was not run; send it again, smaller`,
+          content: `${clip(call.name)}: this call was cut off at the output token limit, so it was not run; send it again, smaller`,
           isError: true,
         }
-      : await runToolCall(call, ctx.toolsByName, ctx.workspaceRoot, ctx.signal);
+      : isTooDeep
+        ? {
+            content: `${clip(call.name)}: the input nests deeper than ${MAX_TOOL_INPUT_DEPTH} levels, so the call was not run; send the input with flat fields`,
+            isError: true,
+          }
+        : await runToolCall(call, ctx.toolsByName, ctx.workspaceRoot, ctx.signal);
     const block: ToolResultBlock = {
       type: "tool_result",
       tool_use_id: call.id,
@@ -67,10 +83,17 @@ export async function runToolCalls(
   return { results, loop: undefined };
 }
 
-/** The loop guard: the same call with the same input `maxRepeatedCalls` times in a row stops the run. */
-function noteRepeat(ctx: ToolCallContext, call: ToolUseBlock): LimitHit | undefined {
+/**
+ * The loop guard: the same call with the same input `maxRepeatedCalls` times in a row stops the
+ * run. Inputs nested too deep all count as one (their key is not built: it would recurse).
+ */
+function noteRepeat(
+  ctx: ToolCallContext,
+  call: ToolUseBlock,
+  isTooDeep: boolean,
+): LimitHit | undefined {
   const max = ctx.maxRepeatedCalls;
-  const key = `${call.name} ${stableJson(call.input)}`;
+  const key = `${call.name} ${isTooDeep ? "(nested too deep)" : stableJson(call.input)}`;
   ctx.guard.repeats = key === ctx.guard.lastCallKey ? ctx.guard.repeats + 1 : 1;
   ctx.guard.lastCallKey = key;
   return max !== undefined && ctx.guard.repeats >= max
@@ -89,15 +112,20 @@ async function runToolCall(
   if (tool === undefined) {
     const known = [...toolsByName.keys()].join(", ") || "none";
     return {
-      content: `unknown tool "${call.name}"; the tools you have are: ${known}`,
+      content: `unknown tool ${clip(JSON.stringify(call.name) ?? String(call.name))}; the tools you have are: ${known}`,
       isError: true,
     };
   }
   try {
     return await tool.execute(call.input, { workspaceRoot, signal });
   } catch (error) {
-    if (error instanceof ToolError) return { content: error.message, isError: true };
+    if (error instanceof ToolError) {
+      return { content: clip(error.message, MAX_ERROR_TEXT_CHARS), isError: true };
+    }
     const message = error instanceof Error ? error.message : String(error);
-    return { content: `${call.name} failed: ${message}`, isError: true };
+    return {
+      content: clip(`${call.name} failed: ${message}`, MAX_ERROR_TEXT_CHARS),
+      isError: true,
+    };
   }
 }

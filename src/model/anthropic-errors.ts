@@ -15,6 +15,8 @@ import {
   UnprocessableEntityError,
 } from "@anthropic-ai/sdk/error";
 import { messageOf } from "../errors.js";
+import { clip } from "../format.js";
+import { MalformedReplyError } from "./message-accumulator.js";
 import {
   type CompleteOptions,
   ModelError,
@@ -91,14 +93,14 @@ export function retryReporter(maxRetries: number, options: CompleteOptions): Mid
     try {
       response = await next(request);
     } catch (error) {
-      if (willRetry()) report({ status: null, delayMs: null, error: messageOf(error) });
+      if (willRetry()) report({ status: null, delayMs: null, error: clip(messageOf(error)) });
       throw error;
     }
     if (!response.ok && willRetry() && isRetriedBySdk(response)) {
       report({
         status: response.status,
         delayMs: retryDelayMs(response.headers),
-        error: response.statusText || `HTTP ${response.status}`,
+        error: clip(response.statusText) || `HTTP ${response.status}`,
       });
     }
     return response;
@@ -123,10 +125,18 @@ function retryDelayMs(headers: Headers): number | null {
 /** Maps SDK failures onto `ModelError`; an abort is rethrown as the signal's reason. */
 export function toModelError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted || error instanceof APIUserAbortError) return signal.reason ?? error;
+  if (error instanceof MalformedReplyError) {
+    // The server's fault, like a broken stream: retried already, and worth trying again later.
+    return new ModelError(`the model API sent a malformed reply: ${error.message}`, {
+      category: "server_error",
+      isRetryable: true,
+      cause: error,
+    });
+  }
   const category = categoryOf(error);
   const retryable = isRetryable(error);
   if (error instanceof APIConnectionError) {
-    return new ModelError(`could not reach the model API: ${error.message}`, {
+    return new ModelError(`could not reach the model API: ${clip(error.message)}`, {
       category,
       isRetryable: retryable,
       cause: error,
@@ -140,7 +150,7 @@ export function toModelError(error: unknown, signal: AbortSignal): unknown {
       cause: error,
     });
   }
-  return new ModelError(`model call failed: ${messageOf(error)}`, { cause: error });
+  return new ModelError(`model call failed: ${clip(messageOf(error))}`, { cause: error });
 }
 
 function describeApiError(error: APIError, category: ModelErrorCategory): string {
@@ -150,7 +160,8 @@ function describeApiError(error: APIError, category: ModelErrorCategory): string
       : category === "not_found"
         ? " (check the model name and ANTHROPIC_BASE_URL)"
         : "";
-  return `model API error ${error.status ?? ""}: ${apiErrorMessage(error)}${hint}`
+  // The API's words are the server's input: a broken one may send megabytes.
+  return `model API error ${error.status ?? ""}: ${clip(apiErrorMessage(error))}${hint}`
     .replace(/\s+/g, " ")
     .trim();
 }

@@ -1,4 +1,5 @@
-import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import type { Middleware } from "@anthropic-ai/sdk";
+import { BaseAnthropic, type Logger } from "@anthropic-ai/sdk/client";
 import type Anthropic from "@anthropic-ai/sdk/index";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 
@@ -7,10 +8,12 @@ class MessagesClient extends BaseAnthropic {
 }
 
 import { messageOf } from "../errors.js";
+import { clip } from "../format.js";
 import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
-import { createMessageAccumulator } from "./message-accumulator.js";
+import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
 import type { ApiMessage, Message, ModelClient, ModelRequest } from "./model-client.js";
 import { toModelReply } from "./model-client.js";
+import { REPLY_LIMITS, type ReplyLimits } from "./reply-limits.js";
 
 export type AnthropicModelOptions = {
   apiKey: string;
@@ -25,14 +28,17 @@ export type AnthropicModelOptions = {
   requestTimeoutMs?: number;
   /** First wait before retrying a broken stream; doubles each time, at most 8 s. */
   retryBaseDelayMs?: number;
+  /** Bounds on a reply (tests lower them); default `REPLY_LIMITS`. */
+  replyLimits?: ReplyLimits;
 };
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 /**
  * The Messages API, streamed, behind `ModelClient`. The SDK retries a request that fails before
- * its reply starts; a reply stream that breaks after it started is retried here, with the same
- * budget and backoff: the one retry loop besides the SDK's.
+ * its reply starts; a reply stream that breaks after it started, or turns out malformed (see
+ * `MalformedReplyError`, `ReplyLimits`), is retried here, with the same budget and backoff: the
+ * one retry loop besides the SDK's.
  */
 export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
   const maxRetries = options.maxRetries ?? 4;
@@ -41,7 +47,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     maxRetries,
     timeout: options.requestTimeoutMs ?? 10 * 60_000,
+    logger: CLIPPED_CONSOLE,
   });
+  const limits = options.replyLimits ?? REPLY_LIMITS;
 
   const baseDelayMs = options.retryBaseDelayMs ?? 500;
   return {
@@ -56,12 +64,15 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
             { ...params, stream: true },
             {
               signal: completeOptions.signal,
-              middleware: [retryReporter(maxRetries, completeOptions)],
+              middleware: [
+                retryReporter(maxRetries, completeOptions),
+                limitBodyBytes(limits.maxResponseBytes),
+              ],
             },
           );
           hasStarted = true;
-          const accumulator = createMessageAccumulator();
-          for await (const event of events) accumulator.push(event);
+          const accumulator = createMessageAccumulator(limits);
+          await readEvents(events, (event) => accumulator.push(event));
           // Built from the parsed events: plain JSON data, the shape the API returns unstreamed.
           return toModelReply(accumulator.finish() as ApiMessage);
         } catch (error) {
@@ -77,13 +88,70 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
             maxRetries,
             status: null,
             delayMs,
-            error: `stream interrupted: ${messageOf(error)}`,
+            error:
+              error instanceof MalformedReplyError
+                ? `malformed reply: ${error.message}`
+                : `stream interrupted: ${clip(messageOf(error))}`,
           });
           await sleep(delayMs, completeOptions.signal);
         }
       }
     },
   };
+}
+
+/** Feeds each event to `push`; data that is not JSON (the SDK's parse fails) is malformed. */
+async function readEvents(events: AsyncIterable<unknown>, push: (event: unknown) => void) {
+  try {
+    for await (const event of events) push(event);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new MalformedReplyError(`an event's data is not JSON: ${clip(error.message, 200)}`);
+  }
+}
+
+/**
+ * Fails a response whose body grows past `maxBytes`: the SDK would buffer an endless line (or an
+ * endless stream of ignored events) until the heap runs out. The source is cancelled with it.
+ */
+function limitBodyBytes(maxBytes: number): Middleware {
+  return async (request, next) => {
+    const response = await next(request);
+    if (response.body === null || NULL_BODY_STATUSES.has(response.status)) return response;
+    let bytes = 0;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          bytes += chunk.byteLength;
+          if (bytes <= maxBytes) controller.enqueue(chunk);
+          else controller.error(new MalformedReplyError(`the reply is over ${maxBytes} bytes`));
+        },
+      }),
+    );
+    const { status, statusText, headers } = response;
+    return new Response(body, { status, statusText, headers });
+  };
+}
+
+/** Statuses a `Response` may not be built with a body for. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * The SDK's logger, each string cut short: on data that is not JSON it logs the whole event, which
+ * a broken endpoint can make megabytes long. `ANTHROPIC_LOG` still sets the level.
+ */
+const CLIPPED_CONSOLE: Logger = {
+  error: (...args: unknown[]) => console.error(...args.map(clipLogged)),
+  warn: (...args: unknown[]) => console.warn(...args.map(clipLogged)),
+  info: (...args: unknown[]) => console.info(...args.map(clipLogged)),
+  debug: (...args: unknown[]) => console.debug(...args.map(clipLogged)),
+};
+
+function clipLogged(value: unknown): unknown {
+  if (typeof value === "string") return clip(value);
+  return Array.isArray(value)
+    ? value.map((item) => (typeof item === "string" ? clip(item) : item))
+    : value;
 }
 
 /** Waits, unless the signal aborts first. */

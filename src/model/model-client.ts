@@ -1,3 +1,6 @@
+import { cutDeeperThan, nestsDeeperThan } from "../json-depth.js";
+import { MAX_TOOL_INPUT_DEPTH } from "./reply-limits.js";
+
 /**
  * The one seam between the agent loop and a model. Content blocks use the Messages API's wire
  * shapes (snake_case), so replies can be written to the transcript verbatim and replayed later.
@@ -115,14 +118,35 @@ export class ModelError extends Error {
   }
 }
 
-/** A reply in the loop's terms, from the message as the API sent it (streamed, recorded or scripted). */
-export function toModelReply(message: ApiMessage): ModelReply {
+/**
+ * A reply in the loop's terms, from the message as the API sent it (streamed, recorded or
+ * scripted). A tool call's input nested deeper than `MAX_TOOL_INPUT_DEPTH` is cut to one level
+ * more (see `cutDeeperThan`): still too deep, so the loop answers the call with an error, and
+ * shallow enough for everything that walks it (the transcript, the next request, zod).
+ */
+export function toModelReply(reply: ApiMessage): ModelReply {
+  const message = withBoundedInputs(reply);
   return {
     message,
     content: message.content,
     stopReason: message.stop_reason,
     usage: usageOf(message.usage),
   };
+}
+
+function withBoundedInputs(message: ApiMessage): ApiMessage {
+  if (!Array.isArray(message.content)) return message;
+  const isTooDeep = (block: AssistantBlock) =>
+    block.type === "tool_use" &&
+    "input" in block &&
+    nestsDeeperThan(block.input, MAX_TOOL_INPUT_DEPTH + 1);
+  if (!message.content.some(isTooDeep)) return message;
+  const content = message.content.map((block) =>
+    isTooDeep(block) && "input" in block
+      ? { ...block, input: cutDeeperThan(block.input, MAX_TOOL_INPUT_DEPTH + 1) }
+      : block,
+  );
+  return { ...message, content };
 }
 
 /** The API's usage fields; counts it leaves out or sets to null count as 0. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clip } from "../format.js";
 
 /** What a tool hands back to the loop; `isError` results go to the model as `is_error: true`. */
 export type ToolResult = {
@@ -71,13 +72,21 @@ function inputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
   return json;
 }
 
-/** Phrases a schema mismatch so the model can fix its call. */
+/** Most schema problems one error result lists; each quotes a field name and zod's message. */
+const MAX_LISTED_PROBLEMS = 5;
+
+/**
+ * Phrases a schema mismatch so the model can fix its call. Field names and zod's messages (which
+ * quote unknown keys) come from the input: each is clipped, and only the first problems listed.
+ */
 function describeInputError(toolName: string, input: unknown, error: z.ZodError): string {
-  const problems = error.issues.map((issue) => {
-    const field = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "input";
+  const problems = error.issues.slice(0, MAX_LISTED_PROBLEMS).map((issue) => {
+    const field = issue.path.length > 0 ? `"${clip(issue.path.join("."), 200)}"` : "input";
     const isMissing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
-    return isMissing ? `${field} is required` : `${field}: ${issue.message}`;
+    return isMissing ? `${field} is required` : `${field}: ${clip(issue.message, 300)}`;
   });
+  const more = error.issues.length - MAX_LISTED_PROBLEMS;
+  if (more > 0) problems.push(`and ${more} more problems`);
   return `${toolName}: ${problems.join("; ")}; re-send the call with every required field.`;
 }
 

@@ -1,6 +1,10 @@
 import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { clip } from "../format.js";
 import { ToolError } from "./define-tool.js";
+
+/** Longest absolute path Linux takes (PATH_MAX); a longer one names no file. */
+const MAX_PATH_BYTES = 4_096;
 
 /**
  * Turns a path the model sent into the real absolute path it names, so tools never act outside
@@ -14,7 +18,8 @@ export async function resolveWorkspacePath(
   workspaceRoot: string,
   userPath: string,
 ): Promise<string> {
-  const shown = JSON.stringify(userPath);
+  // The model's own text, quoted back in errors: clipped, as it may be megabytes long.
+  const shown = clip(JSON.stringify(userPath));
   if (userPath.includes("\0")) throw new ToolError(`path ${shown} contains a NUL byte`);
   const root = await realpath(workspaceRoot);
   const lexical = resolve(root, userPath);
@@ -22,6 +27,10 @@ export async function resolveWorkspacePath(
     throw new ToolError(
       `path ${shown} is outside the workspace; use a path relative to the workspace root`,
     );
+  }
+  if (Buffer.byteLength(lexical) > MAX_PATH_BYTES) {
+    // Before the walk up its folders below, which would take one step per folder.
+    throw new ToolError(`path ${shown} is too long for the file system`);
   }
   const real = await realpathOfDeepestAncestor(lexical, shown);
   if (!isInside(root, real)) {
@@ -32,10 +41,13 @@ export async function resolveWorkspacePath(
   return real;
 }
 
-/** Shows an absolute path the way the model should write it: relative to the root, `/`-separated. */
+/**
+ * Shows an absolute path the way the model should write it: relative to the root, `/`-separated,
+ * and clipped (a path that does not exist yet is as long as the model made it).
+ */
 export function toDisplayPath(workspaceRoot: string, absolutePath: string): string {
   const rel = relative(workspaceRoot, absolutePath);
-  return rel === "" ? "." : rel.split(sep).join("/");
+  return rel === "" ? "." : clip(rel.split(sep).join("/"));
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -82,6 +94,9 @@ function pathError(error: unknown, shown: string): unknown {
       return new ToolError(`path ${shown} has too many levels of symbolic links`);
     case "EACCES":
       return new ToolError(`path ${shown} is not accessible (permission denied)`);
+    case "ENAMETOOLONG":
+      // The system's message would quote the whole path back.
+      return new ToolError(`path ${shown} is too long for the file system`);
     default:
       return error;
   }

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import {
   isBrokenStream,
   isHttpFailure,
+  isRawStream,
   type ReplyBuilder,
   type Scripted,
   toScripted,
@@ -57,6 +58,9 @@ export async function startMockHttpServer(): Promise<MockHttpServer> {
           const error = { type: "error", error: { type: item.errorType, message: "it failed" } };
           response.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
         }
+      } else if (isRawStream(item)) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(item.body);
       } else if (isHttpFailure(item)) {
         response.writeHead(item.status, { "content-type": "application/json", ...item.headers });
         response.end(JSON.stringify(item.body));

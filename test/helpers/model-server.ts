@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import {
   isBrokenStream,
   isHttpFailure,
+  isRawStream,
   type ReplyBuilder,
   type Scripted,
   toScripted,
@@ -67,6 +68,9 @@ export function respond(item: Scripted | undefined): Response {
       status: item.status,
       headers: item.headers ?? {},
     });
+  }
+  if (isRawStream(item)) {
+    return new HttpResponse(item.body, { headers: { "content-type": "text/event-stream" } });
   }
   if (isBrokenStream(item)) {
     const events = toSse(item.message).split("\n\n").slice(0, item.events);

@@ -19,8 +19,11 @@ export type BrokenStream = {
   errorType?: string;
 };
 
+/** A reply stream sent byte for byte as given (see `hostile-replies.ts`): malformed, oversize… */
+export type RawStream = { kind: "raw_stream"; body: string };
+
 /** What a mock model server serves for one request. */
-export type Scripted = ApiMessage | HttpFailure | BrokenStream;
+export type Scripted = ApiMessage | HttpFailure | BrokenStream | RawStream;
 
 let messageCounter = 0;
 
@@ -186,6 +189,11 @@ export function isHttpFailure(item: Scripted): item is HttpFailure {
 /** Tells a broken stream from a reply. */
 export function isBrokenStream(item: Scripted): item is BrokenStream {
   return item.kind === "broken_stream";
+}
+
+/** Tells a raw stream from a reply. */
+export function isRawStream(item: Scripted): item is RawStream {
+  return item.kind === "raw_stream";
 }
 
 /** A stream that breaks off after `events` server-sent events. */

@@ -1,8 +1,16 @@
 import { delay, HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createAnthropicModel } from "../../src/model/anthropic.js";
-import { ModelError, type ModelRequest } from "../../src/model/model-client.js";
+import { ModelError, type ModelRequest, type RetryNotice } from "../../src/model/model-client.js";
+import { REPLY_LIMITS, type ReplyLimits } from "../../src/model/reply-limits.js";
+import {
+  blockAtIndex,
+  deltaForMissingBlock,
+  garbageLines,
+  giantText,
+  manyBlocks,
+} from "../helpers/hostile-replies.js";
 import { MOCKED_MESSAGES_URL, useModelServer } from "../helpers/model-server.js";
 import { httpError, reply, toSse } from "../helpers/replies.js";
 
@@ -172,6 +180,108 @@ describe("createAnthropicModel against the msw model server", () => {
     expect(error).toMatchObject({ status: 400, isRetryable: false });
     expect((error as ModelError).message).toContain("max_tokens: too large");
     expect((error as ModelError).message).not.toMatch(/check|ANTHROPIC_API_KEY/);
+  });
+});
+
+describe("createAnthropicModel on a malformed or oversize reply", () => {
+  const api = useModelServer();
+  /** What the SDK logged to console.error (data that is not JSON), kept off the test output. */
+  let logged: string[] = [];
+  beforeEach(() => {
+    logged = [];
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+      logged.push(args.map(String).join(" "));
+    });
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  function hostileModel(limits: Partial<ReplyLimits> = {}, maxRetries = 0) {
+    return createAnthropicModel({
+      apiKey: "sk-test",
+      maxRetries,
+      retryBaseDelayMs: 1,
+      replyLimits: { ...REPLY_LIMITS, ...limits },
+    });
+  }
+
+  test.each([
+    [
+      "a block at index 200,000,000",
+      blockAtIndex(200_000_000),
+      /content_block_start for block 200000000, but the next block is 0/,
+    ],
+    [
+      "a delta for a block never started",
+      deltaForMissingBlock(),
+      /content_block_delta for block 3, which never started/,
+    ],
+    ["data that is not JSON", garbageLines(), /an event's data is not JSON/],
+    ["more blocks than the bound", manyBlocks(4), /more than 3 content blocks/],
+  ])("%s fails the call with a clear, retryable ModelError", async (_case, stream, message) => {
+    api.queue(stream);
+    const error = await failure(
+      hostileModel({ maxBlocks: 3 }).complete(REQUEST, { signal: new AbortController().signal }),
+    );
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ category: "server_error", isRetryable: true });
+    expect((error as ModelError).message).toMatch(/^the model API sent a malformed reply: /);
+    expect((error as ModelError).message).toMatch(message);
+  });
+
+  test("a malformed reply is retried like a broken stream, and the next one is used", async () => {
+    api.queue(garbageLines(), reply().text("fine"));
+    const notices: RetryNotice[] = [];
+    const result = await hostileModel({}, 1).complete(REQUEST, {
+      signal: new AbortController().signal,
+      onRetry: (notice) => notices.push(notice),
+    });
+    expect(result.content).toEqual([{ type: "text", text: "fine" }]);
+    expect(notices).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        status: null,
+        error: expect.stringMatching(/^malformed reply: an event's data is not JSON/),
+      }),
+    ]);
+  });
+
+  test("a body past maxResponseBytes is cut off (the SDK would buffer an endless line)", async () => {
+    // One 10,000-character line, no line end: the bound must fire before the SDK sees a line.
+    api.queue({ kind: "raw_stream", body: `data: ${"a".repeat(10_000)}` });
+    const error = await failure(
+      hostileModel({ maxResponseBytes: 4_096 }).complete(REQUEST, {
+        signal: new AbortController().signal,
+      }),
+    );
+    expect((error as ModelError).message).toBe(
+      "the model API sent a malformed reply: the reply is over 4096 bytes",
+    );
+  });
+
+  test("a giant text stream past maxBlockChars fails, and the SDK's log quotes little of it", async () => {
+    api.queue(giantText(20, 1_000), garbageLines(1_000_000));
+    const model = hostileModel({ maxBlockChars: 10_000 });
+    const signal = new AbortController().signal;
+    expect(String(await failure(model.complete(REQUEST, { signal })))).toMatch(
+      /content block 0 is longer than 10000 characters/,
+    );
+    expect(String(await failure(model.complete(REQUEST, { signal })))).toMatch(/not JSON/);
+    expect(logged.join("")).toMatch(/Could not parse message into JSON/);
+    expect(logged.join("").length).toBeLessThan(10_000);
+  });
+
+  test("an error event with a megabyte message is quoted briefly", async () => {
+    api.queue(
+      httpError(400, {
+        type: "error",
+        error: { type: "invalid_request_error", message: "m".repeat(1_000_000) },
+      }),
+    );
+    const error = await failure(
+      hostileModel().complete(REQUEST, { signal: new AbortController().signal }),
+    );
+    expect((error as ModelError).message.length).toBeLessThan(2_200);
+    expect((error as ModelError).message).toMatch(/… \(\d+ more chars\)/);
   });
 });
 
