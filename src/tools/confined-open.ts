@@ -1,6 +1,7 @@
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+import { clip } from "../format.js";
 import { isSameOrInside } from "../fs/real-path.js";
 import {
   type Folder,
@@ -17,7 +18,7 @@ import {
   type ProtectedFolder,
   protectedFolderError,
 } from "./protected-folders.js";
-import { errorCode, toDisplayPath } from "./workspace-path.js";
+import { errorCode, MAX_PATH_BYTES, toDisplayPath } from "./workspace-path.js";
 
 // Race-free workspace confinement for the file tools. A path is walked one name at a time from
 // the workspace root, each folder held open: on Linux every step goes through
@@ -72,7 +73,8 @@ type Scope = {
  * links leading out), dangling links, protected folders and missing or non-folder parents.
  */
 export async function locate(scope: FileScope, userPath: string, intent: Intent): Promise<Located> {
-  const input = JSON.stringify(userPath);
+  // The model's own text, quoted back in errors: clipped, as it may be megabytes long.
+  const input = clip(JSON.stringify(userPath));
   if (userPath.includes("\0")) throw new ToolError(`path ${input} contains a NUL byte`);
   const realRoot = await realpath(scope.root);
   const lexical = resolve(realRoot, userPath);
@@ -80,6 +82,9 @@ export async function locate(scope: FileScope, userPath: string, intent: Intent)
     throw new ToolError(
       `path ${input} is outside the workspace; use a path relative to the workspace root`,
     );
+  }
+  if (Buffer.byteLength(lexical) > MAX_PATH_BYTES) {
+    throw new ToolError(`path ${input} is too long for the file system`);
   }
   const handle = await open(realRoot, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
@@ -259,10 +264,16 @@ function notAFolder(scope: Scope, parts: readonly string[]): ToolError {
     : missing(scope, parts);
 }
 
+/** The system's message quotes the whole path: these get a short one of their own. */
 function explain(error: unknown, scope: Scope): unknown {
-  return errorCode(error) === "EACCES"
-    ? new ToolError(`path ${scope.input} is not accessible (permission denied)`)
-    : error;
+  switch (errorCode(error)) {
+    case "EACCES":
+      return new ToolError(`path ${scope.input} is not accessible (permission denied)`);
+    case "ENAMETOOLONG":
+      return new ToolError(`path ${scope.input} is too long for the file system`);
+    default:
+      return error;
+  }
 }
 
 async function lstatOrMissing(scope: Scope, path: string): Promise<Stats | undefined> {

@@ -4,7 +4,7 @@ import { clip } from "../format.js";
 import { ToolError } from "./define-tool.js";
 
 /** Longest absolute path Linux takes (PATH_MAX); a longer one names no file. */
-const MAX_PATH_BYTES = 4_096;
+export const MAX_PATH_BYTES = 4_096;
 
 /**
  * Turns a path the model sent into the real absolute path it names, so tools never act outside
