@@ -1,7 +1,6 @@
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { clip } from "../format.js";
+import { isAbsolute, join, normalize, relative, sep } from "node:path";
 import { isSameOrInside } from "../fs/real-path.js";
 import {
   type Folder,
@@ -18,7 +17,7 @@ import {
   type ProtectedFolder,
   protectedFolderError,
 } from "./protected-folders.js";
-import { errorCode, MAX_PATH_BYTES, toDisplayPath } from "./workspace-path.js";
+import { errorCode, lexicalPath, toDisplayPath } from "./workspace-path.js";
 
 // Race-free workspace confinement for the file tools. A path is walked one name at a time from
 // the workspace root, each folder held open: on Linux every step goes through
@@ -73,19 +72,8 @@ type Scope = {
  * links leading out), dangling links, protected folders and missing or non-folder parents.
  */
 export async function locate(scope: FileScope, userPath: string, intent: Intent): Promise<Located> {
-  // The model's own text, quoted back in errors: clipped, as it may be megabytes long.
-  const input = clip(JSON.stringify(userPath));
-  if (userPath.includes("\0")) throw new ToolError(`path ${input} contains a NUL byte`);
   const realRoot = await realpath(scope.root);
-  const lexical = resolve(realRoot, userPath);
-  if (!isSameOrInside(lexical, realRoot)) {
-    throw new ToolError(
-      `path ${input} is outside the workspace; use a path relative to the workspace root`,
-    );
-  }
-  if (Buffer.byteLength(lexical) > MAX_PATH_BYTES) {
-    throw new ToolError(`path ${input} is too long for the file system`);
-  }
+  const { shown: input, lexical } = lexicalPath(realRoot, userPath);
   const handle = await open(realRoot, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     const mode = scope.mode ?? (await defaultMode(handle, realRoot));

@@ -4,7 +4,7 @@ import { clip } from "../format.js";
 import { ToolError } from "./define-tool.js";
 
 /** Longest absolute path Linux takes (PATH_MAX); a longer one names no file. */
-export const MAX_PATH_BYTES = 4_096;
+const MAX_PATH_BYTES = 4_096;
 
 /**
  * Turns a path the model sent into the real absolute path it names, so tools never act outside
@@ -18,20 +18,8 @@ export async function resolveWorkspacePath(
   workspaceRoot: string,
   userPath: string,
 ): Promise<string> {
-  // The model's own text, quoted back in errors: clipped, as it may be megabytes long.
-  const shown = clip(JSON.stringify(userPath));
-  if (userPath.includes("\0")) throw new ToolError(`path ${shown} contains a NUL byte`);
   const root = await realpath(workspaceRoot);
-  const lexical = resolve(root, userPath);
-  if (!isInside(root, lexical)) {
-    throw new ToolError(
-      `path ${shown} is outside the workspace; use a path relative to the workspace root`,
-    );
-  }
-  if (Buffer.byteLength(lexical) > MAX_PATH_BYTES) {
-    // Before the walk up its folders below, which would take one step per folder.
-    throw new ToolError(`path ${shown} is too long for the file system`);
-  }
+  const { shown, lexical } = lexicalPath(root, userPath);
   const real = await realpathOfDeepestAncestor(lexical, shown);
   if (!isInside(root, real)) {
     throw new ToolError(
@@ -39,6 +27,27 @@ export async function resolveWorkspacePath(
     );
   }
   return real;
+}
+
+/**
+ * The checks every path the model sends gets before any file system call: no NUL byte, inside
+ * the (real) root as written, at most PATH_MAX. Returns the absolute path as written and the
+ * input as quoted in errors: clipped, as it may be megabytes long.
+ */
+export function lexicalPath(root: string, userPath: string): { shown: string; lexical: string } {
+  const shown = clip(JSON.stringify(userPath));
+  if (userPath.includes("\0")) throw new ToolError(`path ${shown} contains a NUL byte`);
+  const lexical = resolve(root, userPath);
+  if (!isInside(root, lexical)) {
+    throw new ToolError(
+      `path ${shown} is outside the workspace; use a path relative to the workspace root`,
+    );
+  }
+  if (Buffer.byteLength(lexical) > MAX_PATH_BYTES) {
+    // Before any walk over its folders, which would take one step per folder.
+    throw new ToolError(`path ${shown} is too long for the file system`);
+  }
+  return { shown, lexical };
 }
 
 /**
