@@ -13,7 +13,7 @@ type RunCheck = Extract<Check, { kind: "run" }>;
 
 /**
  * Runs the check's command with the bash tool (its own timeout, process tree killed, output
- * capped) in the final workspace; passes when it exits 0.
+ * capped) in the final workspace, under the task's sandbox when it has one; passes when it exits 0.
  */
 export async function evaluateRunCheck(check: RunCheck, ctx: CheckContext): Promise<CheckOutcome> {
   const bash = createBashTool({
@@ -21,6 +21,8 @@ export async function evaluateRunCheck(check: RunCheck, ctx: CheckContext): Prom
     env: ctx.baseEnv,
     maxOutputChars: MAX_CHECK_OUTPUT_CHARS,
     sandbox: ctx.sandbox ?? "none",
+    sandboxLimits: ctx.sandboxLimits,
+    readOnlyPaths: ctx.readOnlyPaths,
   });
   const result = await bash.execute(
     { command: check.command },

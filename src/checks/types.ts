@@ -1,3 +1,4 @@
+import type { SandboxLimits } from "../tools/sandbox.js";
 import type { ChangedFile } from "../workspace/changes.js";
 
 /** The kinds of check a task file can declare under `checks:`. */
@@ -57,6 +58,10 @@ export type CheckContext = {
   baseEnv: Record<string, string>;
   /** `run` checks run under the same sandbox as the agent's commands (they run code it wrote). */
   sandbox?: "none" | "bwrap";
+  /** The sandbox's limits, as for the agent's commands. */
+  sandboxLimits?: Readonly<SandboxLimits> | undefined;
+  /** Paths the sandbox keeps read-only, as for the agent's commands. */
+  readOnlyPaths?: readonly string[] | Promise<readonly string[]> | undefined;
   /** Kills running `run` commands; pass a fresh one, not the signal the task's timeout already aborted. */
   signal: AbortSignal;
 };

@@ -1,10 +1,11 @@
 import type { Readable } from "node:stream";
 import { execa } from "execa";
 
-// The one home of execa: every process agent-run starts (the agent's commands, checks, git)
-// starts here, with exactly the environment given (nothing inherited) and stdin closed unless
-// there is input. Output is read as it streams (execa's `buffer: false`), and kept here within a
-// cap: execa's own buffering costs about twice the CPU per call, and git is called often.
+// The one home of execa: every process agent-run starts (the agent's commands, checks, git,
+// the reaper) starts here, with exactly the environment given (nothing inherited) and stdin
+// closed unless there is input. Output is read as it streams (execa's `buffer: false`), and kept
+// here within a cap: execa's own buffering costs about twice the CPU per call, and git is called
+// often.
 
 /** How to run one short-lived command whose whole output we want. */
 export type ProcessOptions = {
@@ -113,6 +114,8 @@ export function startCommand(
     env: Record<string, string>;
     detached: boolean;
     input?: string | Uint8Array;
+    /** Written to the command's file descriptor 3 (bubblewrap's `--ro-bind-data 3`). */
+    fd3?: Uint8Array | undefined;
   },
 ): StartedCommand {
   let subprocess: ReturnType<typeof spawn>;
@@ -158,13 +161,20 @@ function spawn(
     env: Record<string, string>;
     detached: boolean;
     input?: string | Uint8Array;
+    fd3?: Uint8Array | undefined;
   },
 ) {
+  const stdio =
+    options.fd3 === undefined
+      ? options.input === undefined
+        ? { stdin: "ignore" as const }
+        : { input: options.input }
+      : { stdio: ["ignore", "pipe", "pipe", options.fd3] as const };
   return execa(file, args, {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: options.env,
     extendEnv: false,
-    ...(options.input === undefined ? { stdin: "ignore" } : { input: options.input }),
+    ...stdio,
     buffer: false,
     detached: options.detached,
     reject: false,
@@ -180,4 +190,50 @@ function briefly(message: string): string {
   return line.length > MAX_START_ERROR_CHARS
     ? `${line.slice(0, MAX_START_ERROR_CHARS - 1)}…`
     : line;
+}
+
+/** A long-lived process agent-run writes lines to (see `startListener`). */
+export type Listener = {
+  /** Writes one line to its stdin; false (nothing written) once it has ended. */
+  write: (line: string) => boolean;
+};
+
+/**
+ * Starts a process that reads lines on stdin for as long as agent-run lives: in a session of its
+ * own (a signal to agent-run's process group or terminal does not reach it), and neither it nor
+ * the pipe keeps agent-run running. Its stdin reaches end-of-file when agent-run exits, however
+ * it dies (kill -9 included).
+ */
+export function startListener(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Listener {
+  const subprocess = execa(file, args, {
+    env,
+    extendEnv: false,
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+    cleanup: false,
+    buffer: false,
+    reject: false,
+  });
+  let isAlive = subprocess.pid !== undefined;
+  const { stdin } = subprocess;
+  const ended = () => {
+    isAlive = false;
+  };
+  subprocess.unref();
+  (stdin as { unref?: () => void }).unref?.();
+  stdin.on("error", ended);
+  void subprocess.then(ended, ended);
+  return {
+    write(line) {
+      if (!isAlive) return false;
+      stdin.write(`${line}\n`);
+      return true;
+    },
+  };
 }

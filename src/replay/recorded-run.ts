@@ -3,6 +3,7 @@ import { z } from "zod";
 import { TranscriptError } from "../errors.js";
 import type { ApiMessage } from "../model/model-client.js";
 import { TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
@@ -55,6 +56,15 @@ const RecordedTaskSchema = z.looseObject({
     max_recorded_output: z.number().default(1_000_000),
   }),
   sandbox: z.enum(["none", "bwrap"]).default("none"),
+  // Transcripts from before the limits existed ran without them; replays get the defaults.
+  sandbox_limits: z
+    .object({
+      tmp_size: z.number().default(DEFAULT_SANDBOX_LIMITS.tmpBytes),
+      shm_size: z.number().default(DEFAULT_SANDBOX_LIMITS.shmBytes),
+      max_processes: z.number().default(DEFAULT_SANDBOX_LIMITS.maxProcesses),
+      max_file_size: z.number().default(DEFAULT_SANDBOX_LIMITS.maxFileBytes),
+    })
+    .prefault({}),
   allow_git_changes: z.boolean().default(false),
   replies: z.string().nullable(),
   checks: z.unknown(),
@@ -157,6 +167,12 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxRecordedChars: recorded.bash.max_recorded_output,
     },
     sandbox: recorded.sandbox,
+    sandboxLimits: {
+      tmpBytes: recorded.sandbox_limits.tmp_size,
+      shmBytes: recorded.sandbox_limits.shm_size,
+      maxProcesses: recorded.sandbox_limits.max_processes,
+      maxFileBytes: recorded.sandbox_limits.max_file_size,
+    },
     allowGitChanges: recorded.allow_git_changes,
     replies: recorded.replies ?? undefined,
     checks,

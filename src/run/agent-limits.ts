@@ -18,6 +18,8 @@ export type AgentSetup = {
   /** The complete environment of the agent's commands (see `taskCommandEnv`). */
   commandEnv: Record<string, string>;
   sandbox: Sandbox;
+  /** Paths inside the workspace the sandbox keeps read-only (see `sandboxReadOnlyPaths`). */
+  readOnlyPaths: Promise<readonly string[]>;
   /** The batch's cancellation; a reason of "timeout" ends the run as a timeout (a replay's). */
   signal: AbortSignal;
   /** A limit from outside the task (the batch budget), asked before each model call. */
@@ -63,6 +65,8 @@ export async function runAgentWithLimits(
           maxOutputChars: task.bash.maxOutputChars,
           maxRecordedChars: task.bash.maxRecordedChars,
           sandbox: setup.sandbox,
+          sandboxLimits: task.sandboxLimits,
+          readOnlyPaths: setup.readOnlyPaths,
         },
         protectedPaths: setup.protectedPaths,
       }),

@@ -4,6 +4,7 @@ import { runChecks } from "../checks/run-checks.js";
 import { messageOf } from "../errors.js";
 import { taskCommandEnv } from "../process/command-env.js";
 import type { TaskSummary } from "../report/summary.js";
+import { sandboxReadOnlyPaths } from "../tools/git-dirs.js";
 import type { Sandbox } from "../tools/sandbox.js";
 import { eventLine } from "../transcript/lines.js";
 import { diffSnapshots, type WorkspaceChanges } from "../workspace/changes.js";
@@ -125,7 +126,8 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     isInPlace: options.inPlace,
     env: task.bash.env,
   });
-  const result = await runAgent(run, prepared, commandEnv, sandbox);
+  const readOnlyPaths = protectedPaths(run, prepared.workspace, sandbox);
+  const result = await runAgent(run, prepared, commandEnv, sandbox, readOnlyPaths);
   // Without a starting state the run is an error: there are no changes to find or check.
   if ((await prepared.before) === undefined) {
     return { result, changes: undefined, gitChanges: [], checks: [] };
@@ -140,6 +142,8 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     finalText: result?.finalText ?? "",
     baseEnv: commandEnv,
     sandbox,
+    sandboxLimits: task.sandboxLimits,
+    readOnlyPaths,
     signal: options.checkSignal ?? options.signal,
   });
   const gitCheck = gitChangesCheck(gitChanges, task.allowGitChanges);
@@ -154,12 +158,27 @@ async function collectGitChanges(run: Run, prepared: Prepared): Promise<GitDirCh
   return compareGitDirStates(await prepared.gitDirsBefore, after);
 }
 
+/**
+ * In place under the sandbox: every .git in the workspace and the output folders inside it, which
+ * commands must not change. Found beside the first model call; commands wait for the list. A copy
+ * has no .git (the agent's own `git init` stays writable) and no output folder inside it.
+ */
+function protectedPaths(run: Run, workspace: string, sandbox: Sandbox): Promise<readonly string[]> {
+  const { inPlace, outDir } = run.options;
+  if (sandbox !== "bwrap" || !inPlace) return Promise.resolve([]);
+  const paths = sandboxReadOnlyPaths(workspace, [outDir, run.runDir]);
+  // The tools report a failure when a command needs the list; until then it must not go unhandled.
+  paths.catch(() => {});
+  return paths;
+}
+
 /** The agent loop, each event written to the transcript as it happens (after the init line). */
 async function runAgent(
   run: Run,
   prepared: Prepared,
   commandEnv: Record<string, string>,
   sandbox: Sandbox,
+  readOnlyPaths: Promise<readonly string[]>,
 ): Promise<RunResult | undefined> {
   const { options } = run;
   const stop = new AbortController();
@@ -191,7 +210,15 @@ async function runAgent(
   // workspace that could not be prepared also ends the run at once (the model call in flight too).
   ready.catch(() => stop.abort("cancelled"));
   const protectedPaths = [run.runDir, options.outDir];
-  const setup = { ...options, system: run.system, commandEnv, sandbox, ready, protectedPaths };
+  const setup = {
+    ...options,
+    system: run.system,
+    commandEnv,
+    sandbox,
+    readOnlyPaths,
+    ready,
+    protectedPaths,
+  };
   const result = await runAgentWithLimits(setup, prepared.workspace, record, stop.signal).catch(
     (error: unknown) => {
       run.problems.push(`internal error: ${messageOf(error)}`);

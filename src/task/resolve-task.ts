@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, parse, resolve } from "node:path";
 import type { TaskFileProblem } from "../errors.js";
+import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
 import {
@@ -10,7 +11,7 @@ import {
   type Task,
   type TaskFile,
 } from "./schema.js";
-import { durationMs } from "./schema-fields.js";
+import { durationMs, sizeBytes } from "./schema-fields.js";
 import { FILE_START, type Locator } from "./yaml-locator.js";
 
 const RELATIVE_HINT = "paths are relative to the task file's folder";
@@ -75,6 +76,15 @@ function buildTask(file: string, data: TaskFile, locator: Locator): Task {
       ),
     },
     sandbox: data.sandbox ?? "none",
+    sandboxLimits: {
+      tmpBytes: sizeBytes(data.sandbox_limits?.tmp_size, DEFAULT_SANDBOX_LIMITS.tmpBytes),
+      shmBytes: sizeBytes(data.sandbox_limits?.shm_size, DEFAULT_SANDBOX_LIMITS.shmBytes),
+      maxProcesses: data.sandbox_limits?.max_processes ?? DEFAULT_SANDBOX_LIMITS.maxProcesses,
+      maxFileBytes: sizeBytes(
+        data.sandbox_limits?.max_file_size,
+        DEFAULT_SANDBOX_LIMITS.maxFileBytes,
+      ),
+    },
     allowGitChanges: data.allow_git_changes ?? false,
     replies: data.replies === undefined ? undefined : resolve(folder, data.replies),
     checks: resolveChecks(data.checks ?? [], locator),

@@ -102,3 +102,61 @@ export function durationMs(value: string | number | undefined, fallbackMs: numbe
     throw new Error(`duration ${JSON.stringify(value)} passed the schema but does not parse`);
   return ms;
 }
+
+// Spelled out rather than with the `i` flag: JSON Schema patterns have no flags.
+const SIZE_PATTERN = /^(\d+(?:\.\d+)?)\s*(?:([kKmMgGtT])(?:[iI]?[bB])?|[bB])?$/;
+const UNIT_BYTES = { k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 } as const;
+
+/** Smallest and largest sizes a task may set: less than a MiB is a unit forgotten, more than a TiB a typo. */
+const MIN_SIZE_BYTES = 1024 ** 2;
+const MAX_SIZE_BYTES = 1024 ** 4;
+
+/**
+ * Parses `1GiB`, `512MiB`, `64M`, `2g`, `1.5 GiB` (units are binary, like Docker's: 1M = 1MB =
+ * 1MiB) or a bare number of bytes; null when malformed.
+ */
+export function parseSize(value: string | number): number | null {
+  if (typeof value === "number") return Number.isSafeInteger(value) && value > 0 ? value : null;
+  const match = SIZE_PATTERN.exec(value);
+  if (match === null) return null;
+  const [, amount, unit] = match;
+  const scale = unit === undefined ? 1 : UNIT_BYTES[unit.toLowerCase() as keyof typeof UNIT_BYTES];
+  const bytes = Math.round(Number(amount) * scale);
+  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : null;
+}
+
+function sizeMessage(issue: { input?: unknown }): string {
+  return `expected a size such as "1GiB", "512MiB" or "64M" (or a number of bytes), got ${describeValue(issue.input)}`;
+}
+
+/** An optional size field (`1GiB`, `64M`, or bytes), between 1 MiB and 1 TiB. */
+export function byteSize(description: string) {
+  return z
+    .union([z.string().regex(SIZE_PATTERN, { error: sizeMessage }), z.number()], {
+      error: sizeMessage,
+    })
+    .check((ctx) => {
+      if (ctx.issues.length > 0) return;
+      const bytes = parseSize(ctx.value);
+      const message =
+        bytes === null
+          ? sizeMessage({ input: ctx.value })
+          : bytes < MIN_SIZE_BYTES
+            ? `expected at least 1MiB, got ${describeValue(ctx.value)}${typeof ctx.value === "number" ? ` (a bare number is bytes; write "${ctx.value}MiB" for mebibytes)` : ""}`
+            : bytes > MAX_SIZE_BYTES
+              ? `expected at most 1TiB, got ${describeValue(ctx.value)}; a size this large is almost certainly a mistake`
+              : undefined;
+      if (message !== undefined) ctx.issues.push({ code: "custom", input: ctx.value, message });
+    })
+    .optional()
+    .describe(description);
+}
+
+/** The schema already rejected bad sizes; a null here is a bug, not a user mistake. */
+export function sizeBytes(value: string | number | undefined, fallbackBytes: number): number {
+  if (value === undefined) return fallbackBytes;
+  const bytes = parseSize(value);
+  if (bytes === null)
+    throw new Error(`size ${JSON.stringify(value)} passed the schema but does not parse`);
+  return bytes;
+}

@@ -1,10 +1,15 @@
 import { z } from "zod";
 import type { Check } from "../checks/types.js";
-import type { Sandbox } from "../tools/sandbox.js";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  formatBytes,
+  type Sandbox,
+  type SandboxLimits,
+} from "../tools/sandbox.js";
 import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
-import { duration, positiveInt, positiveUsd } from "./schema-fields.js";
+import { byteSize, duration, positiveInt, positiveUsd } from "./schema-fields.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -155,7 +160,28 @@ export const TaskFileSchema = z
       .enum(["none", "bwrap"])
       .optional()
       .describe(
-        'Run each bash command under bubblewrap ("bwrap"): the workspace writable, the rest of the file system read-only, no network, a private /tmp. Default: "none". --sandbox overrides it.',
+        'Run each bash command and run check under bubblewrap ("bwrap"): the workspace writable (in place, its .git folders and the output folders are not), the rest of the file system read-only, no network, a private /tmp, bounded by sandbox_limits. Default: "none". --sandbox overrides it.',
+      ),
+    sandbox_limits: z
+      .object({
+        tmp_size: byteSize(
+          `Size of the private /tmp (memory), e.g. "2GiB"; writing past it fails with "No space left on device". Default: ${formatBytes(DEFAULT_SANDBOX_LIMITS.tmpBytes)}.`,
+        ),
+        shm_size: byteSize(
+          `Size of /dev/shm (memory), e.g. "256MiB". Default: ${formatBytes(DEFAULT_SANDBOX_LIMITS.shmBytes)}.`,
+        ),
+        max_processes: positiveInt(
+          `Most processes a command may have running at once, threads included; past it, fork fails with "Resource temporarily unavailable". Default: ${DEFAULT_SANDBOX_LIMITS.maxProcesses}.`,
+          4_194_304,
+        ),
+        max_file_size: byteSize(
+          `Largest file a command may write, anywhere; the writer is stopped with "File size limit exceeded". Default: ${formatBytes(DEFAULT_SANDBOX_LIMITS.maxFileBytes)}.`,
+        ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Bounds of each sandboxed command (sandbox: bwrap, or --sandbox bwrap); sizes are binary (1M = 1MiB), or a number of bytes. Each one has a default.",
       ),
     allow_git_changes: z
       .boolean()
@@ -211,6 +237,8 @@ export type Task = {
     maxRecordedChars: number;
   };
   sandbox: Sandbox;
+  /** What each sandboxed command may use (whenever the sandbox is on, `--sandbox` included). */
+  sandboxLimits: SandboxLimits;
   /** A run may change what is under a `.git` and still pass. */
   allowGitChanges: boolean;
   /** Absolute path of the scripted replies file, if any. */

@@ -11,8 +11,13 @@ import { closeOutputAfterExit, guardProcessTree, OUTPUT_CUT_NOTE } from "./proce
 import {
   assertSandboxAvailable,
   buildBwrapCommand,
+  DEFAULT_SANDBOX_LIMITS,
+  formatBytes,
   type Sandbox,
   type SandboxedCommand,
+  type SandboxLimits,
+  type SandboxUser,
+  sandboxUser,
 } from "./sandbox.js";
 import { MAX_TOOL_OUTPUT_CHARS } from "./truncate.js";
 
@@ -36,6 +41,13 @@ export type BashToolOptions = {
   policy?: CommandPolicy | undefined;
   /** `"bwrap"` runs each command under bubblewrap; `createBashTool` throws when it is missing. */
   sandbox?: Sandbox | undefined;
+  /** What a sandboxed command may use; `DEFAULT_SANDBOX_LIMITS` when left out. */
+  sandboxLimits?: Readonly<SandboxLimits> | undefined;
+  /**
+   * Paths inside the workspace a sandboxed command may not change (`sandboxReadOnlyPaths`). While
+   * a promise of them is pending, commands wait; when it fails, they fail without running.
+   */
+  readOnlyPaths?: readonly string[] | Promise<readonly string[]> | undefined;
 };
 
 const BashInputSchema = z
@@ -56,8 +68,17 @@ type Settings = {
   maxOutputChars: number;
   maxRecordedChars: number;
   policy: CommandPolicy | undefined;
-  /** Absolute path of bubblewrap, when commands run sandboxed. */
-  bwrapPath: string | undefined;
+  /** How commands are sandboxed; undefined when they are not. */
+  sandbox: SandboxSettings | undefined;
+};
+
+type SandboxSettings = {
+  /** Absolute path of bubblewrap. */
+  bwrapPath: string;
+  limits: Readonly<SandboxLimits>;
+  readOnlyPaths: Promise<readonly string[]>;
+  /** Who commands run as when agent-run is root. */
+  user: SandboxUser | undefined;
 };
 
 /**
@@ -75,7 +96,7 @@ export function createBashTool(options: BashToolOptions): Tool {
       maxOutputChars,
     ),
     policy: options.policy,
-    bwrapPath: assertSandboxAvailable(options.sandbox ?? "none", options.env.PATH),
+    sandbox: sandboxSettings(options),
   };
   return defineTool({
     name: "bash",
@@ -83,6 +104,20 @@ export function createBashTool(options: BashToolOptions): Tool {
     input: BashInputSchema,
     run: (input, ctx) => runCommand(input.command, ctx, settings),
   });
+}
+
+function sandboxSettings(options: BashToolOptions): SandboxSettings | undefined {
+  const bwrapPath = assertSandboxAvailable(options.sandbox ?? "none", options.env.PATH);
+  if (bwrapPath === undefined) return undefined;
+  const readOnlyPaths = Promise.resolve(options.readOnlyPaths ?? []);
+  // Awaited by each command; a failure before the first one must not go unhandled.
+  readOnlyPaths.catch(() => {});
+  return {
+    bwrapPath,
+    limits: options.sandboxLimits ?? DEFAULT_SANDBOX_LIMITS,
+    readOnlyPaths,
+    user: sandboxUser(options.env.PATH),
+  };
 }
 
 function describeBash(timeoutMs: number, settings: Settings): string {
@@ -94,13 +129,18 @@ function describeBash(timeoutMs: number, settings: Settings): string {
     "background processes are killed with it, and the call does not wait for detached ones.",
     `Output beyond ${settings.maxOutputChars} characters is cut in the middle; pipe through head,`,
     "tail or grep to keep it short. Destructive commands (sudo, shutdown, rm -rf /...) are refused.",
-    ...(settings.bwrapPath === undefined
-      ? []
-      : [
-          "Commands run in a sandbox: only the workspace is writable, /tmp is private and empty,",
-          "and there is no network.",
-        ]),
+    ...(settings.sandbox === undefined ? [] : describeSandbox(settings.sandbox.limits)),
   ].join(" ");
+}
+
+function describeSandbox(limits: Readonly<SandboxLimits>): string[] {
+  return [
+    "Commands run in a sandbox: only the workspace is writable, /tmp is private and empty,",
+    "and there is no network. Limits: /tmp and /dev/shm hold",
+    `${formatBytes(limits.tmpBytes)} and ${formatBytes(limits.shmBytes)},`,
+    `at most ${limits.maxProcesses} processes and threads run at once,`,
+    `and no file may grow past ${formatBytes(limits.maxFileBytes)}.`,
+  ];
 }
 
 async function runCommand(
@@ -113,13 +153,21 @@ async function runCommand(
   if (ctx.signal.aborted) {
     return { content: "(not run)\n[cancelled]", isError: true, exitCode: null, timedOut: false };
   }
+  const readOnlyPaths = await readOnlyPathsOf(settings);
+  if (!readOnlyPaths.ok) return failedToStart(readOnlyPaths.message);
   // One pipe for both streams keeps stderr lines in place among stdout lines.
-  const { file, args } = buildShellCommand(`exec 2>&1\n${command}`, ctx.workspaceRoot, settings);
+  const { file, args, fd3 } = buildShellCommand(
+    `exec 2>&1\n${command}`,
+    ctx.workspaceRoot,
+    settings,
+    readOnlyPaths.paths,
+  );
   // The shell leads a new process group (`detached`), so the whole tree can be killed at once.
   const started = startCommand(file, args, {
     cwd: ctx.workspaceRoot,
     env: settings.env,
     detached: true,
+    fd3,
   });
   const collector = createOutputCollector(settings.maxRecordedChars);
   collectOutput(started.output, collector);
@@ -160,14 +208,37 @@ function failedToStart(message: string | undefined): ToolResult {
   };
 }
 
+type ReadOnlyPaths = { ok: true; paths: readonly string[] } | { ok: false; message: string };
+
+/** The paths a sandboxed command may not change, once known ([] without the sandbox). */
+async function readOnlyPathsOf(settings: Settings): Promise<ReadOnlyPaths> {
+  if (settings.sandbox === undefined) return { ok: true, paths: [] };
+  try {
+    return { ok: true, paths: await settings.sandbox.readOnlyPaths };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 /** `shell -c script` in the workspace, wrapped in bubblewrap when the tool is sandboxed. */
 function buildShellCommand(
   script: string,
   workspaceRoot: string,
   settings: Settings,
+  readOnlyPaths: readonly string[],
 ): SandboxedCommand {
-  if (settings.bwrapPath === undefined) return { file: SHELL, args: ["-c", script] };
-  return buildBwrapCommand({ bwrapPath: settings.bwrapPath, workspaceRoot, shell: SHELL, script });
+  const { sandbox } = settings;
+  if (sandbox === undefined) return { file: SHELL, args: ["-c", script] };
+  return buildBwrapCommand({
+    bwrapPath: sandbox.bwrapPath,
+    workspaceRoot,
+    shell: SHELL,
+    script,
+    limits: sandbox.limits,
+    readOnlyPaths,
+    user: sandbox.user,
+    env: settings.env,
+  });
 }
 
 /** Feeds the streams to the collector as they arrive (each decodes UTF-8 across chunk borders). */

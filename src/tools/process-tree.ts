@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { trackGroup, untrackGroup } from "../process/reaper.js";
 
 /** How long output may keep arriving after the shell has exited before the pipes are closed. */
 const OUTPUT_GRACE_MS = 300;
@@ -41,9 +42,11 @@ export function closeOutputAfterExit(
 
 /**
  * Kills the command's whole process group on timeout and on cancellation (killing only the shell
- * would leave its children running and holding the output pipe open).
+ * would leave its children running and holding the output pipe open), and once `stop` is called.
+ * Until then the reaper holds the group too, and kills it if agent-run dies first.
  */
 export function guardProcessTree(pid: number, timeoutMs: number, signal: AbortSignal) {
+  trackGroup(pid);
   // Once the group is empty it stays gone for us: its id may later be reused by an unrelated group.
   let isGone = false;
   const kill = () => {
@@ -64,6 +67,7 @@ export function guardProcessTree(pid: number, timeoutMs: number, signal: AbortSi
       clearTimeout(timer);
       signal.removeEventListener("abort", kill);
       kill();
+      untrackGroup(pid);
     },
   };
 }

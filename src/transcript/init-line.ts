@@ -1,5 +1,6 @@
 import type { Check } from "../checks/types.js";
 import type { Limits } from "../task/schema.js";
+import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
 
 /** The resolved task as the init line records it. */
@@ -23,6 +24,7 @@ export type InitInfo = {
       maxRecordedChars: number;
     };
     sandbox: string;
+    sandboxLimits: SandboxLimits;
     allowGitChanges: boolean;
     replies: string | undefined;
     checks: readonly Check[];
@@ -79,6 +81,12 @@ export function initLine(info: InitInfo): InitLineShape {
         max_recorded_output: task.bash.maxRecordedChars,
       },
       sandbox: task.sandbox,
+      sandbox_limits: {
+        tmp_size: task.sandboxLimits.tmpBytes,
+        shm_size: task.sandboxLimits.shmBytes,
+        max_processes: task.sandboxLimits.maxProcesses,
+        max_file_size: task.sandboxLimits.maxFileBytes,
+      },
       allow_git_changes: task.allowGitChanges,
       replies: task.replies ?? null,
       checks: task.checks.map(checkJson),

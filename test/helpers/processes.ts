@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 
 /**
  * The pid a command wrote to `path` (`echo $$ > pid.txt`), once it is all there: the shell creates
@@ -39,4 +39,16 @@ export async function waitUntilGone(pid: number): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return false;
+}
+
+/** Pids of running processes (zombies left out) whose command line contains `marker` (Linux only). */
+export async function findProcesses(marker: string): Promise<number[]> {
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  const found: number[] = [];
+  for (const pid of pids) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    if (cmdline.includes(marker) && !/^\d+ \(.*\) Z /.test(stat)) found.push(Number(pid));
+  }
+  return found;
 }

@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { formatProblem, TaskFileError } from "../../src/errors.js";
 import { loadTasks } from "../../src/task/load-task.js";
 import { DEFAULT_BASH_TIMEOUT_MS, DEFAULT_LIMITS } from "../../src/task/schema.js";
+import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
 import { TOOL_NAMES } from "../../src/tools/tool-names.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
@@ -77,6 +78,7 @@ describe("loadTasks: valid files", () => {
           maxRecordedChars: 1_000_000,
         },
         sandbox: "none",
+        sandboxLimits: DEFAULT_SANDBOX_LIMITS,
         allowGitChanges: false,
         replies: ws.path("replies/fix.jsonl"),
         checks: [],
@@ -109,9 +111,41 @@ describe("loadTasks: valid files", () => {
         maxRecordedChars: 1_000_000,
       },
       sandbox: "none",
+      sandboxLimits: DEFAULT_SANDBOX_LIMITS,
       allowGitChanges: false,
       replies: undefined,
       checks: [],
+    });
+  });
+
+  test("sandbox_limits: sizes in binary units (or bytes), the defaults for the rest", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "a.yaml":
+          "prompt: x\nworkspace: proj\nsandbox: bwrap\nsandbox_limits:\n  tmp_size: 2GiB\n  shm_size: 1.5 m\n  max_file_size: 3145728\n",
+        "b.yaml":
+          "prompt: x\nworkspace: proj\nsandbox_limits: { tmp_size: 512MB, max_processes: 100, max_file_size: 1T }\n",
+      },
+    });
+
+    const [a, b] = await loadTasks([ws.path("a.yaml"), ws.path("b.yaml")]);
+
+    expect(a?.sandboxLimits).toEqual({
+      tmpBytes: 2 * 1024 ** 3,
+      shmBytes: 1.5 * 1024 ** 2,
+      maxProcesses: DEFAULT_SANDBOX_LIMITS.maxProcesses,
+      maxFileBytes: 3 * 1024 ** 2,
+    });
+    // Without `sandbox: bwrap` the limits still apply to a `--sandbox bwrap` run.
+    expect(b).toMatchObject({
+      sandbox: "none",
+      sandboxLimits: {
+        tmpBytes: 512 * 1024 ** 2,
+        shmBytes: DEFAULT_SANDBOX_LIMITS.shmBytes,
+        maxProcesses: 100,
+        maxFileBytes: 1024 ** 4,
+      },
     });
   });
 
@@ -167,11 +201,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, allow_git_changes, replies, checks',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, allow_git_changes, replies, checks',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "unknown-limit-key.yaml",
@@ -344,7 +378,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, allow_git_changes, replies, checks`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -555,7 +589,7 @@ describe("loadTasks: checks", () => {
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, allow_git_changes, replies, checks`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
     ]);
   });
 });

@@ -1,13 +1,15 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createBashTool } from "../../src/tools/bash.js";
-import { assertSandboxAvailable } from "../../src/tools/sandbox.js";
+import { assertSandboxAvailable, buildBwrapCommand } from "../../src/tools/sandbox.js";
+import { findProcesses } from "../helpers/processes.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: homedir() };
@@ -21,18 +23,6 @@ const hasBwrap = (() => {
     return process.env.CI !== undefined;
   }
 })();
-
-/** Pids of host processes whose command line contains `marker`. */
-async function findProcesses(marker: string): Promise<number[]> {
-  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
-  const found: number[] = [];
-  for (const pid of pids) {
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-    if (cmdline.includes(marker) && !/^\d+ \(.*\) Z /.test(stat)) found.push(Number(pid));
-  }
-  return found;
-}
 
 describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
   const sandboxed = createBashTool({ timeoutMs: 10_000, env, sandbox: "bwrap" });
@@ -60,6 +50,8 @@ describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
   });
 
   test("everything outside the workspace is read-only, even for a runner started as root", async () => {
+    // A root runner's commands keep CAP_DAC_OVERRIDE and CAP_FOWNER (bits 1 and 3), as another uid.
+    const capabilities = process.getuid?.() === 0 ? "000000000000000a" : "0000000000000000";
     await using ws = await tmpWorkspace();
     const outside = join(homedir(), `agent-run-sandbox-${randomUUID()}`);
 
@@ -72,7 +64,7 @@ describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
       expect(result.content).toBe(
         `touch: cannot touch '${outside}': Read-only file system\n` +
           "touch: cannot touch '/etc/agent-run-test': Read-only file system\n" +
-          "CapEff:\t0000000000000000\n[exit code: 0]",
+          `CapEff:\t${capabilities}\n[exit code: 0]`,
       );
       expect(existsSync(outside)).toBe(false);
     } finally {
@@ -140,6 +132,32 @@ describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
     expect(result.content).toBe("started\n[exit code: 0]");
     expect(Date.now() - started).toBeLessThan(5_000);
     await expect.poll(() => findProcesses(`sleep\0${marker}`), { timeout: 2_000 }).toEqual([]);
+  });
+
+  test("bubblewrap alone kills the whole sandbox when the process that started it is killed", async () => {
+    await using ws = await tmpWorkspace();
+    const marker = `${50 + Math.random()}`.slice(0, 10);
+    const bwrapPath = assertSandboxAvailable("bwrap", env.PATH) ?? "";
+    const { file, args } = buildBwrapCommand({
+      bwrapPath,
+      workspaceRoot: ws.root,
+      shell: "/bin/bash",
+      script: `sleep ${marker} & setsid sleep ${marker} & sleep ${marker}`,
+    });
+    // A parent that is not agent-run: no reaper, no process group kill, only --die-with-parent.
+    const parent = spawn(
+      process.execPath,
+      [
+        "-e",
+        `require("node:child_process").spawn(${JSON.stringify(file)}, ${JSON.stringify(args)}, { stdio: "ignore" }); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: "ignore" },
+    );
+    await expect.poll(() => findProcesses(`sleep\0${marker}`), { timeout: 5_000 }).toHaveLength(3);
+
+    parent.kill("SIGKILL");
+
+    await expect.poll(() => findProcesses(`sleep\0${marker}`), { timeout: 5_000 }).toEqual([]);
   });
 
   test("the command policy applies before the sandbox starts", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { AgentEvent, RunResult, RunStatus } from "../../src/agent/events.js";
 import type { ModelReply } from "../../src/model/model-client.js";
+import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
 import { type InitInfo, initLine } from "../../src/transcript/init-line.js";
 import { eventLine, resultLine } from "../../src/transcript/lines.js";
 import { parseTranscript } from "../../src/transcript/reader.js";
@@ -325,6 +326,7 @@ const INIT: InitInfo = {
       maxRecordedChars: 1_000_000,
     },
     sandbox: "none",
+    sandboxLimits: DEFAULT_SANDBOX_LIMITS,
     allowGitChanges: false,
     replies: undefined,
     checks: [],

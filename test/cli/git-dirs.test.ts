@@ -1,0 +1,152 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { readSummary } from "../helpers/outputs.js";
+import { runCli } from "../helpers/run-cli.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+const hasBwrap = (() => {
+  try {
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "--", "true"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * A command that plants code in every git dir it can reach: hooks, `core.fsmonitor`, filter,
+ * textconv and external diff drivers for every file, in the workspace's .git (when there is one)
+ * and in a nested repository it makes. Each would touch a file in `sentinel` if any git ran it.
+ */
+function plantingCommand(sentinel: string): string {
+  const touch = (name: string) => `touch ${join(sentinel, name)}`;
+  const hook = (dir: string, name: string) =>
+    `mkdir -p ${dir}/hooks && printf '#!/bin/sh\\n${touch(name)}\\n' > ${dir}/hooks/${name} && chmod +x ${dir}/hooks/${name}`;
+  const config = (dir: string) =>
+    [
+      `git --git-dir=${dir} config core.fsmonitor '${touch("fsmonitor")}'`,
+      `git --git-dir=${dir} config filter.evil.clean '${touch("filter")}; cat'`,
+      `git --git-dir=${dir} config diff.evil.textconv '${touch("textconv")}; cat'`,
+      `git --git-dir=${dir} config diff.external '${touch("external-diff")}'`,
+    ].join(" && ");
+  const plant = (dir: string) =>
+    ["pre-commit", "post-index-change", "post-checkout", "pre-auto-gc"]
+      .map((name) => hook(dir, name))
+      .concat(config(dir))
+      .join(" && ");
+  return [
+    "(test -d .git || git init -q)",
+    plant(".git"),
+    "mkdir -p nested && git -C nested init -q",
+    plant("nested/.git"),
+    "printf '* filter=evil diff=evil\\n' > .gitattributes",
+    "echo edited > a.txt",
+  ].join(" && ");
+}
+
+const replies = (command: string) =>
+  JSON.stringify([
+    { content: [{ type: "tool_use", name: "bash", input: { command } }] },
+    { content: [{ type: "text", text: "done" }] },
+  ]);
+
+type Mode = { inPlace: boolean; sandbox: "none" | "bwrap" };
+
+async function plantAndRun(mode: Mode, allow = false) {
+  await using sentinel = await tmpWorkspace();
+  await using ws = await tmpWorkspace({ files: { "w/a.txt": "a\n" } });
+  if (mode.inPlace) {
+    execFileSync("git", ["init", "-q"], { cwd: ws.path("w") });
+  }
+  await writeFile(ws.path("r.json"), replies(plantingCommand(sentinel.root)));
+  await writeFile(
+    ws.path("t.yaml"),
+    `prompt: Go.\nworkspace: w\nreplies: r.json\nsandbox: ${mode.sandbox}\n${allow ? "allow_git_changes: true\n" : ""}`,
+  );
+  await using out = await tmpWorkspace();
+  const argv = ["--offline", ws.path("t.yaml"), "--out", out.root];
+  const run = await runCli(mode.inPlace ? [...argv, "--in-place"] : argv);
+  const summary = await readSummary(join(out.root, "t"));
+  const workspace = mode.inPlace ? ws.path("w") : join(out.root, "t", "workspace");
+  return {
+    run,
+    summary,
+    ran: readdirSync(sentinel.root),
+    edited: await readFile(join(workspace, "a.txt"), "utf8"),
+  };
+}
+
+const modes: Mode[] = [
+  { inPlace: false, sandbox: "none" },
+  { inPlace: true, sandbox: "none" },
+  ...(hasBwrap
+    ? [
+        { inPlace: false, sandbox: "bwrap" as const },
+        { inPlace: true, sandbox: "bwrap" as const },
+      ]
+    : []),
+];
+
+describe("agent-run never runs what the agent plants in a git dir", () => {
+  test.each(modes)("in place: $inPlace, sandbox: $sandbox", async (mode) => {
+    const { run, summary, ran, edited } = await plantAndRun(mode);
+
+    // None of the planted hooks, drivers or fsmonitor ran: agent-run's git read the workspace
+    // through its own git dir, with hooks off, no config of the workspace's and no drivers.
+    expect(ran).toEqual([]);
+    const changed = (summary.changed_files as { path: string }[]).map((file) => file.path);
+    expect(changed.some((path) => path.split("/").includes(".git"))).toBe(false);
+    if (mode.inPlace && mode.sandbox === "bwrap") {
+      // .git is read-only in the sandbox: the command fails before it edits anything.
+      expect(edited).toBe("a\n");
+      return;
+    }
+    expect(edited).toBe("edited\n");
+    expect(changed).toEqual(expect.arrayContaining([".gitattributes", "a.txt"]));
+    // What changed under .git is listed, and the run does not pass.
+    const gitChanges = summary.git_changes as { path: string; status: string }[];
+    expect(gitChanges).toEqual(
+      expect.arrayContaining([
+        { path: ".git/hooks/pre-commit", status: "added" },
+        { path: "nested/.git/hooks/pre-commit", status: "added" },
+      ]),
+    );
+    if (mode.inPlace)
+      expect(gitChanges).toContainEqual({ path: ".git/config", status: "modified" });
+    expect(summary.passed).toBe(false);
+    expect(summary.checks).toContainEqual(
+      expect.objectContaining({ kind: "git_unchanged", passed: false }),
+    );
+    expect(run.exitCode).toBe(1);
+  });
+
+  test("allow_git_changes lets such a run pass, and its changes are still listed", async () => {
+    const { run, summary, ran } = await plantAndRun({ inPlace: true, sandbox: "none" }, true);
+    expect(ran).toEqual([]);
+    expect(summary.git_changes).toContainEqual({ path: ".git/hooks/pre-commit", status: "added" });
+    expect(summary.checks).toContainEqual(
+      expect.objectContaining({ kind: "git_unchanged", passed: true }),
+    );
+    expect(summary.passed).toBe(true);
+    expect(run.exitCode).toBe(0);
+  });
+
+  test("a run that leaves every .git alone lists nothing and passes", async () => {
+    await using ws = await tmpWorkspace({ files: { "w/a.txt": "a\n" } });
+    execFileSync("git", ["init", "-q"], { cwd: ws.path("w") });
+    await mkdir(ws.path("w/sub"));
+    execFileSync("git", ["init", "-q"], { cwd: ws.path("w/sub") });
+    await writeFile(ws.path("r.json"), replies("echo edited > a.txt && cat sub/.git/HEAD"));
+    await writeFile(ws.path("t.yaml"), "prompt: Go.\nworkspace: w\nreplies: r.json\n");
+    await using out = await tmpWorkspace();
+    const run = await runCli(["--offline", "--in-place", ws.path("t.yaml"), "--out", out.root]);
+    const summary = await readSummary(join(out.root, "t"));
+    expect(summary.git_changes).toEqual([]);
+    expect(summary.checks).toEqual([]);
+    expect(run.exitCode).toBe(0);
+    expect(existsSync(ws.path("w/sub/.git/HEAD"))).toBe(true);
+  });
+});
