@@ -168,6 +168,9 @@ export function buildBwrapCommand(options: {
     // The rest of /dev is a tmpfs as large as half the memory: nothing in it needs writing.
     ["--remount-ro", "/dev"],
     ["--proc", "/proc"],
+    // Unix sockets ignore read-only mounts: /run (and /var/run, a link to it) holds the docker
+    // socket (root on the host), the user's D-Bus and ssh-agent sockets. An empty /run hides them.
+    ["--size", String(RUN_BYTES), "--tmpfs", "/run"],
     // Before the workspace bind: a workspace under /tmp is mounted on top of the empty /tmp.
     ["--size", String(limits.tmpBytes), "--tmpfs", "/tmp"],
     ["--bind", workspaceRoot, workspaceRoot],
@@ -183,6 +186,9 @@ export function buildBwrapCommand(options: {
   if (user === undefined) return { file: bwrapPath, args };
   return { file: bwrapPath, args, fd3: Buffer.from(gitSystemConfig(env)) };
 }
+
+/** The empty /run's size: nothing the command writes there needs more. */
+const RUN_BYTES = 16 * 1024 * 1024;
 
 /**
  * What `setpriv` needs to switch to the command's uid (set the uids and gids, the capability

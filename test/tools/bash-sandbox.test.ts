@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -11,6 +11,15 @@ import { createBashTool } from "../../src/tools/bash.js";
 import { assertSandboxAvailable, buildBwrapCommand } from "../../src/tools/sandbox.js";
 import { findProcesses } from "../helpers/processes.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+function canWrite(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: homedir() };
 const ctxFor = (root: string) => ({ workspaceRoot: root, signal: new AbortController().signal });
@@ -71,6 +80,31 @@ describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
       await rm(outside, { force: true });
     }
   });
+
+  // Where /run can be written (root, as in CI), a real socket there must be out of reach: a
+  // read-only mount does not stop connect(), and /run/docker.sock would be root on the host.
+  test.runIf(canWrite("/run"))(
+    "/run is empty: no socket there (docker's, the user's D-Bus) is reachable",
+    async () => {
+      await using ws = await tmpWorkspace();
+      const path = `/run/agent-run-test-${randomUUID()}.sock`;
+      const socket = createNetServer();
+      await new Promise<void>((resolve) => socket.listen(path, resolve));
+      try {
+        const probe = `/var/run/${path.slice("/run/".length)}`;
+        const result = await sandboxed.execute(
+          {
+            command: `for p in ${path} ${probe}; do test -S $p && echo reachable || echo hidden; done; ls -A /run | wc -l`,
+          },
+          ctxFor(ws.root),
+        );
+        expect(existsSync(path)).toBe(true);
+        expect(result.content).toBe("hidden\nhidden\n0\n[exit code: 0]");
+      } finally {
+        await new Promise((resolve) => socket.close(resolve));
+      }
+    },
+  );
 
   test("/tmp is private: what a command writes there never reaches the real /tmp", async () => {
     await using ws = await tmpWorkspace();

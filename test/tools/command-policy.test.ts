@@ -169,3 +169,16 @@ describe("checkCommand: speed", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
+
+describe("checkCommand: hostile lengths", () => {
+  // Before the rules' repetitions were bounded, 60,000 `$(` took over a minute to check, holding
+  // the event loop so that not even the task's timeout could fire.
+  test.each([";", "$(", "-x ", "a=b "])(
+    "a command of 60,000 %j is checked, and a rule still fires after it",
+    (unit) => {
+      const long = unit.repeat(60_000);
+      expect(checkCommand(long)).toEqual({ allowed: true });
+      expect(checkCommand(`${long}\nsudo rm x`).allowed).toBe(false);
+    },
+  );
+});
