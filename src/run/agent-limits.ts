@@ -69,6 +69,7 @@ export async function runAgentWithLimits(
           readOnlyPaths: setup.readOnlyPaths,
         },
         protectedPaths: setup.protectedPaths,
+        allowGitWrites: task.allowGitChanges,
       }),
       limits: task.limits,
       workspaceRoot,

@@ -14,6 +14,8 @@ import {
   folderHolding,
   foldersToRefuse,
   folderWithIdentity,
+  gitWriteError,
+  isUnderGit,
   type ProtectedFolder,
   protectedFolderError,
 } from "./protected-folders.js";
@@ -33,6 +35,8 @@ export type FileScope = {
   root: string;
   /** agent-run's folders, which the tools refuse (see `protectFolders`). */
   protectedFolders?: readonly ProtectedFolder[];
+  /** Writes may go under a `.git` (the task's `allow_git_changes`); refused by default. */
+  allowGitWrites?: boolean;
   /**
    * "fd": walk through `/proc/self/fd` (race-free); "path": walk by real paths, each name still
    * opened with O_NOFOLLOW (a link swapped between two steps can redirect a later one). Default:
@@ -44,10 +48,13 @@ export type FileScope = {
 export type { Located } from "./confined-entry.js";
 
 /** What the file tools are created with: agent-run's folders they refuse. */
-export type FileToolOptions = Pick<FileScope, "protectedFolders">;
+export type FileToolOptions = Pick<FileScope, "protectedFolders" | "allowGitWrites">;
 
-/** What a tool does with the path: it decides the messages, and whether folders are made. */
-export type Intent = "read" | "write" | "list";
+/**
+ * What a tool does with the path: it decides the messages, and whether folders are made (only
+ * for "write"; "edit" changes a file that must exist).
+ */
+export type Intent = "read" | "edit" | "write" | "list";
 
 /** Symbolic links followed for one path at most, as Linux does (MAXSYMLINKS). */
 const MAX_LINK_HOPS = 40;
@@ -63,6 +70,7 @@ type Scope = {
   /** The input, quoted, for messages. */
   input: string;
   guarded: ProtectedFolder[];
+  allowGitWrites: boolean;
 };
 
 /**
@@ -79,7 +87,8 @@ export async function locate(scope: FileScope, userPath: string, intent: Intent)
     const mode = scope.mode ?? (await defaultMode(handle, realRoot));
     const root = makeFolder(handle, [], realRoot, mode);
     const guarded = foldersToRefuse(realRoot, scope.protectedFolders ?? []);
-    const state: Scope = { realRoot, root, mode, intent, input, guarded };
+    const allowGitWrites = scope.allowGitWrites === true;
+    const state: Scope = { realRoot, root, mode, intent, input, guarded, allowGitWrites };
     return await follow(state, partsOf(realRoot, lexical));
   } catch (error) {
     await handle.close();
@@ -219,6 +228,11 @@ async function makeFolderEntry(scope: Scope, path: string): Promise<void> {
 }
 
 function refuseGuardedPath(scope: Scope, parts: readonly string[]): void {
+  // Every walk, a link's target included, passes here: a link to .git/hooks is refused too.
+  const changes = scope.intent === "write" || scope.intent === "edit";
+  if (changes && !scope.allowGitWrites && isUnderGit(parts)) {
+    throw gitWriteError(scope.input);
+  }
   const hit = folderHolding(scope.guarded, join(scope.realRoot, ...parts));
   if (hit !== undefined) throw guardedError(scope, hit);
 }

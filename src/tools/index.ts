@@ -13,14 +13,18 @@ export type ToolsOptions = {
   bash: BashToolOptions;
   /** The run's output and run folders, which the file tools refuse. */
   protectedPaths?: readonly string[];
+  /** The file tools may write under a `.git` (the task's `allow_git_changes`). */
+  allowGitWrites?: boolean;
 };
 
 /** Builds the tools a task asks for, in the order it lists them (the order the model sees). */
 export function createTools(names: readonly ToolName[], options: ToolsOptions): Tool[] {
-  const files: FileToolOptions =
-    options.protectedPaths === undefined
+  const files: FileToolOptions = {
+    allowGitWrites: options.allowGitWrites === true,
+    ...(options.protectedPaths === undefined
       ? {}
-      : { protectedFolders: protectFolders(options.protectedPaths) };
+      : { protectedFolders: protectFolders(options.protectedPaths) }),
+  };
   return names.map((name) => createTool(name, options, files));
 }
 

@@ -60,6 +60,18 @@ export function protectedFolderError(input: string, folder: string): ToolError {
   );
 }
 
+/** Whether a workspace-relative path goes through a `.git` (in any case, as some file systems). */
+export function isUnderGit(parts: readonly string[]): boolean {
+  return parts.some((name) => name.toLowerCase() === ".git");
+}
+
+/** The tool error for a write under a `.git`, which the task does not allow. */
+export function gitWriteError(input: string): ToolError {
+  return new ToolError(
+    `path ${input} is under a .git: the file tools do not write there (a hook or config there would run at the next git command); allow_git_changes: true in the task allows it`,
+  );
+}
+
 function realPathOrResolved(path: string): string {
   try {
     return resolveRealPath(path);

@@ -57,7 +57,7 @@ async function updateTextFile(
   kind: "write" | "edit",
   change: (text: string, shown: string) => string,
 ): Promise<string> {
-  const located = await locate(scope, userPath, kind === "write" ? "write" : "read");
+  const located = await locate(scope, userPath, kind);
   try {
     const { info, shown } = located;
     const before = kind === "edit" ? await readLocated(located) : "";

@@ -134,6 +134,39 @@ describe("agent-run never runs what the agent plants in a git dir", () => {
     expect(run.exitCode).toBe(0);
   });
 
+  test("in place, write_file and edit_file refuse a .git: nothing planted, nothing to list", async () => {
+    await using ws = await tmpWorkspace({ files: { "w/a.txt": "a\n" } });
+    execFileSync("git", ["init", "-q"], { cwd: ws.path("w") });
+    const calls = [
+      { name: "write_file", input: { path: ".git/hooks/pre-commit", content: "#!/bin/sh\nid\n" } },
+      {
+        name: "edit_file",
+        input: { path: ".git/config", old_text: "[core]", new_text: "[core]\n\tfsmonitor = id" },
+      },
+    ];
+    await writeFile(
+      ws.path("r.json"),
+      JSON.stringify([
+        { content: calls.map((call) => ({ type: "tool_use", id: call.name, ...call })) },
+        { content: [{ type: "text", text: "done" }] },
+      ]),
+    );
+    await writeFile(ws.path("t.yaml"), "prompt: Go.\nworkspace: w\nreplies: r.json\n");
+    await using out = await tmpWorkspace();
+    const config = await readFile(ws.path("w/.git/config"), "utf8");
+    const run = await runCli(["--offline", "--in-place", ws.path("t.yaml"), "--out", out.root]);
+
+    expect(run.exitCode).toBe(0);
+    expect(existsSync(ws.path("w/.git/hooks/pre-commit"))).toBe(false);
+    expect(await readFile(ws.path("w/.git/config"), "utf8")).toBe(config);
+    const summary = await readSummary(join(out.root, "t"));
+    expect(summary.git_changes).toEqual([]);
+    const transcript = await readFile(join(out.root, "t", "transcript.jsonl"), "utf8");
+    expect(transcript.match(/is under a \.git: the file tools do not write there/g)).toHaveLength(
+      2,
+    );
+  });
+
   test("a run that leaves every .git alone lists nothing and passes", async () => {
     await using ws = await tmpWorkspace({ files: { "w/a.txt": "a\n" } });
     execFileSync("git", ["init", "-q"], { cwd: ws.path("w") });

@@ -42,6 +42,39 @@ describe.each(MODES)("locate (%s mode)", (mode) => {
     await expect(where(scope, "a\0b")).rejects.toThrow(/NUL byte/);
   });
 
+  test("refuses writes under any .git (links to one too) unless allowed; reads still work", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        ".git/config": "[core]\n",
+        "vendor/lib/.git/HEAD": "ref\n",
+        "lib/.git": "gitdir: x\n",
+      },
+    });
+    await symlink(".git/hooks", ws.path("hooks"));
+    await symlink(".git", ws.path("g"));
+    const scope = { root: ws.root, mode };
+    const refused = /is under a \.git: the file tools do not write there.*allow_git_changes: true/;
+
+    for (const path of [
+      ".git/hooks/pre-commit",
+      ".git/config",
+      ".GIT/config",
+      "vendor/lib/.git/hooks/post-checkout",
+      "lib/.git",
+      "hooks/pre-commit",
+      "g/config",
+    ]) {
+      await expect(where(scope, path, "write"), path).rejects.toThrow(refused);
+      await expect(where(scope, path, "edit"), path).rejects.toThrow(refused);
+    }
+    expect(await where(scope, ".git/config")).toEqual({ shown: ".git/config", exists: true });
+    const allowed = { ...scope, allowGitWrites: true };
+    expect(await where(allowed, ".git/config", "write")).toEqual({
+      shown: ".git/config",
+      exists: true,
+    });
+  });
+
   test("refuses links leading outside, for files that do not exist yet too", async () => {
     await using ws = await tmpWorkspace({ files: { "in/.keep": "" } });
     await using outside = await tmpWorkspace({ files: { "secret.txt": "s" } });

@@ -103,6 +103,7 @@ describe("buildBwrapCommand", () => {
     expect(command.fd3).toBeUndefined();
     expect(command.args.slice(0, -1).join(" ")).toBe(
       "--ro-bind / / --dev /dev --size 67108864 --tmpfs /dev/shm --remount-ro /dev --proc /proc" +
+        " --size 16777216 --tmpfs /run" +
         " --size 1073741824 --tmpfs /tmp --bind /tmp/ws /tmp/ws" +
         " --unshare-net --unshare-pid --unshare-ipc --unshare-uts" +
         " --die-with-parent --new-session --cap-drop ALL --setenv TMPDIR /tmp --chdir /tmp/ws" +
@@ -129,7 +130,8 @@ describe("buildBwrapCommand", () => {
     });
 
     expect(command.args.join(" ")).toContain(
-      "--size 1048576 --tmpfs /dev/shm --remount-ro /dev --proc /proc --size 2097152 --tmpfs /tmp" +
+      "--size 1048576 --tmpfs /dev/shm --remount-ro /dev --proc /proc --size 16777216 --tmpfs /run" +
+        " --size 2097152 --tmpfs /tmp" +
         " --bind /tmp/ws /tmp/ws --ro-bind-try /tmp/ws/.git /tmp/ws/.git" +
         " --ro-bind-try /tmp/ws/sub/.git /tmp/ws/sub/.git --unshare-net",
     );
