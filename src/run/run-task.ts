@@ -154,8 +154,14 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
 
 /** What changed under the workspace's `.git` entries; a copy starts with none. */
 async function collectGitChanges(run: Run, prepared: Prepared): Promise<GitDirChange[]> {
-  const after = await readGitDirState(prepared.workspace, excludedPaths(run));
-  return compareGitDirStates(await prepared.gitDirsBefore, after);
+  try {
+    const after = await readGitDirState(prepared.workspace, excludedPaths(run));
+    return compareGitDirStates(await prepared.gitDirsBefore, after);
+  } catch (error) {
+    // Unknown is not unchanged: the run is an error, saying why.
+    run.problems.push(`could not list what changed under .git: ${messageOf(error)}`);
+    return [];
+  }
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { BigIntStats, Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
+import { findGitEntries } from "./git-entries.js";
 
 // A snapshot never holds a `.git` (git skips the name everywhere), yet a change there matters
 // more than most: a hook or `core.fsmonitor` written into the workspace's .git runs at the
-// workflow's next git command, with its tokens. So every `.git` entry in the workspace, at any
-// depth, is listed with each file's metadata at the start and at the end, and what differs is
-// reported. The change time is set by the kernel on every write, rename or chmod and cannot be
-// set back from user space, so a change that restores size and mtime still shows.
+// workflow's next git command, with its tokens. So every `.git` entry in the workspace (as
+// `findGitEntries` finds them) is listed with each file's metadata at the start and at the end,
+// and what differs is reported. The change time is set by the kernel on every write, rename or
+// chmod and cannot be set back from user space, so a change that restores size and mtime shows.
 
 /** One entry under a `.git` that differs between the start and the end. */
 export type GitDirChange = { path: string; status: "added" | "modified" | "deleted" };
@@ -17,7 +18,6 @@ export type GitDirState = Map<string, string>;
 /** Entries listed at most, so a hostile tree cannot exhaust memory; past it, the state says so. */
 const MAX_ENTRIES = 200_000;
 
-const GIT = Buffer.from(".git");
 const SLASH = Buffer.from("/");
 
 /** The state of every `.git` in `workspace`, leaving out the absolute paths in `skip`. */
@@ -26,23 +26,26 @@ export async function readGitDirState(
   skip: readonly string[] = [],
 ): Promise<GitDirState> {
   const state: GitDirState = new Map();
-  const skipped = new Set(skip.map((path) => Buffer.from(path).toString("latin1")));
+  const skipped = skip.map((path) => Buffer.from(path));
+  const isSkipped = (path: Buffer) =>
+    skipped.some(
+      (folder) =>
+        path.subarray(0, folder.length).equals(folder) &&
+        (path.length === folder.length || path[folder.length] === SLASH[0]),
+    );
   const root = Buffer.from(workspace);
-  const pending = [{ folder: root, inGit: false }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    for (const entry of await readEntries(next.folder)) {
-      const path = Buffer.concat([next.folder, SLASH, entry.name]);
-      if (skipped.has(path.toString("latin1"))) continue;
-      const isGit = next.inGit || entry.name.equals(GIT);
-      if (isGit) {
-        if (state.size >= MAX_ENTRIES) {
-          state.set("(more entries than agent-run lists)", "");
-          return state;
-        }
-        state.set(relative(root, path), describe(await lstat(path, { bigint: true })));
-      }
-      if (entry.isDirectory()) pending.push({ folder: path, inGit: isGit });
+  const pending = (await findGitEntries(workspace)).filter((path) => !isSkipped(path));
+  for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
+    if (state.size >= MAX_ENTRIES) {
+      state.set("(more entries than agent-run lists)", "");
+      return state;
     }
+    const info = await lstat(path, { bigint: true }).catch(() => undefined);
+    if (info === undefined) continue; // gone meanwhile: not there
+    state.set(relative(root, path), describe(info));
+    if (!info.isDirectory()) continue;
+    for (const entry of await readEntries(path))
+      pending.push(Buffer.concat([path, SLASH, entry.name]));
   }
   return state;
 }

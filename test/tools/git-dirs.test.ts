@@ -1,49 +1,7 @@
-import { mkdir, symlink } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { findGitEntries, sandboxReadOnlyPaths } from "../../src/tools/git-dirs.js";
+import { sandboxReadOnlyPaths } from "../../src/tools/git-dirs.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
-
-describe("findGitEntries", () => {
-  test("finds the root .git, nested repositories' and .git files, without walking .git or node_modules", async () => {
-    await using ws = await tmpWorkspace({
-      files: {
-        ".git/HEAD": "ref: refs/heads/main\n",
-        // A .git inside a .git is git's business (a submodule's), covered by the outer bind.
-        ".git/modules/lib/.git": "x",
-        "src/a.js": "a",
-        "vendor/clone/.git/config": "[core]\n",
-        "vendor/clone/deep/er/.git/HEAD": "ref: refs/heads/main\n",
-        "lib/.git": "gitdir: ../.git/modules/lib\n",
-        "node_modules/dep/.git/HEAD": "ref: refs/heads/main\n",
-      },
-    });
-    await mkdir(ws.path("elsewhere/.git"), { recursive: true });
-    await symlink(ws.path("elsewhere"), ws.path("link"));
-
-    expect(await findGitEntries(ws.root)).toEqual(
-      [".git", "elsewhere/.git", "lib/.git", "vendor/clone/.git", "vendor/clone/deep/er/.git"].map(
-        ws.path,
-      ),
-    );
-  });
-
-  test("a folder without any .git gives none", async () => {
-    await using ws = await tmpWorkspace({ files: { "a/b/c.txt": "c" } });
-
-    expect(await findGitEntries(ws.root)).toEqual([]);
-  });
-
-  test("past its bound it fails, naming the fix, rather than miss a .git", async () => {
-    await using ws = await tmpWorkspace({
-      files: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`d${i}/f`, "x"])),
-    });
-
-    await expect(findGitEntries(ws.root, 10)).rejects.toThrow(
-      `the workspace ${ws.root} has more than 10 folders (outside node_modules), too many to find every .git in it and make it read-only in the sandbox; run on a copy (without --in-place), which has no .git, or without the sandbox`,
-    );
-    expect(await findGitEntries(ws.root, 13)).toEqual([]);
-  });
-});
 
 describe("sandboxReadOnlyPaths", () => {
   test("adds the output folders strictly inside the workspace, not those outside or the workspace itself", async () => {
@@ -55,5 +13,15 @@ describe("sandboxReadOnlyPaths", () => {
     expect(
       await sandboxReadOnlyPaths(ws.root, [ws.path("out"), ws.path("out/t"), other.root, ws.root]),
     ).toEqual([ws.path(".git"), ws.path("out"), ws.path("out/t")]);
+  });
+
+  test("refuses, naming it, a .git it cannot bind because its folder's name is not UTF-8", async () => {
+    await using ws = await tmpWorkspace();
+    const folder = Buffer.concat([Buffer.from(`${ws.root}/`), Buffer.from([0x62, 0xff])]);
+    mkdirSync(Buffer.concat([folder, Buffer.from("/.git")]), { recursive: true });
+
+    await expect(sandboxReadOnlyPaths(ws.root, [])).rejects.toThrow(
+      /cannot be made read-only in the sandbox: its name is not UTF-8/,
+    );
   });
 });

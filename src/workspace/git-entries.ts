@@ -1,0 +1,66 @@
+import type { Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
+
+/** Folders the walk reads at most; past it, it fails rather than miss a `.git`. */
+export const MAX_WALKED_FOLDERS = 200_000;
+
+/** Folders read at once: enough to keep the thread pool busy, few enough to leave it to others. */
+const PARALLEL_READS = 8;
+
+const GIT = Buffer.from(".git");
+/** Dependency trees: big, and no one's repository. */
+const NODE_MODULES = Buffer.from("node_modules");
+const SLASH = Buffer.from("/");
+
+/**
+ * Every entry named `.git` (a folder, a worktree's or submodule's file, a symlink) under `root`,
+ * nested repositories' included, as byte paths (a folder name need not be UTF-8), sorted.
+ * Symlinks are not followed, and `.git` and `node_modules` folders are not walked. Unreadable
+ * folders are skipped: whoever runs agent-run cannot read them, and neither can its commands.
+ * Throws once more than `maxFolders` folders have been read, naming the fix.
+ */
+export function findGitEntries(root: string, maxFolders = MAX_WALKED_FOLDERS): Promise<Buffer[]> {
+  const found: Buffer[] = [];
+  const queue = [Buffer.from(root)];
+  let read = 0;
+  let reading = 0;
+  return new Promise((resolve, reject) => {
+    const pump = () => {
+      while (reading < PARALLEL_READS && queue.length > 0) {
+        const folder = queue.pop() as Buffer;
+        read += 1;
+        if (read > maxFolders) {
+          queue.length = 0;
+          reject(tooManyFolders(root, maxFolders));
+          return;
+        }
+        reading += 1;
+        void readFolder(folder).then((entries) => {
+          reading -= 1;
+          for (const entry of entries) {
+            const path = Buffer.concat([folder, SLASH, entry.name]);
+            if (entry.name.equals(GIT)) found.push(path);
+            else if (entry.isDirectory() && !entry.name.equals(NODE_MODULES)) queue.push(path);
+          }
+          if (read <= maxFolders) pump();
+        });
+      }
+      if (reading === 0 && queue.length === 0) resolve(found.sort(Buffer.compare));
+    };
+    pump();
+  });
+}
+
+function tooManyFolders(root: string, maxFolders: number): Error {
+  return new Error(
+    `the workspace ${root} has more than ${maxFolders.toLocaleString("en-US")} folders (outside node_modules), too many to find every .git in it; run on a copy (without --in-place), which has no .git, or on a smaller workspace`,
+  );
+}
+
+async function readFolder(folder: Buffer): Promise<Dirent<Buffer>[]> {
+  try {
+    return await readdir(folder, { withFileTypes: true, encoding: "buffer" });
+  } catch {
+    return [];
+  }
+}
