@@ -36,13 +36,17 @@ const replies = (...commands: string[]) =>
 type Ended = { code: number | null; stdout: string; stderr: string };
 
 /** Starts the built binary (`npm test` builds it first). */
-function spawnCli(args: string[], cwd: string): { child: ChildProcess; done: Promise<Ended> } {
+function spawnCli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<Ended> } {
   expect(existsSync(join("dist", "cli", "main.js")), "run `npm run build` before the tests").toBe(
     true,
   );
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { PATH, HOME: homedir(), CI: "true" },
+    env: { PATH, HOME: homedir(), CI: "true", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -258,9 +262,17 @@ describe.skipIf(process.platform !== "linux")("kill -9 of agent-run mid-command"
           "ws/a.txt": "a\n",
           "r.yaml": replies(`sleep ${marker} & sleep ${marker}`),
           "t.yaml": `prompt: Go.\nworkspace: ws\nreplies: r.yaml\nsandbox: ${sandbox}\n`,
+          "tmp/.keep": "",
         },
       });
-      const { child, done } = spawnCli([dir.path("t.yaml"), "--offline", "--out", "out"], dir.root);
+      // A killed agent-run leaves its snapshot folder behind: in this test's own TMPDIR.
+      const { child, done } = spawnCli(
+        [dir.path("t.yaml"), "--offline", "--out", "out"],
+        dir.root,
+        {
+          TMPDIR: dir.path("tmp"),
+        },
+      );
       let pids: number[] = [];
       try {
         await expect
