@@ -1,6 +1,6 @@
 import type { Redactor } from "../redact.js";
 import type { ReportIo } from "../report/reporter.js";
-import { neutraliseCommands } from "../report/workflow-commands.js";
+import { neutraliseCommands } from "../workflow-commands.js";
 
 /**
  * The process around the CLI, injectable so tests can run `main` in-process. Relative paths are

@@ -1,3 +1,4 @@
+import { format } from "node:util";
 import type { Middleware } from "@anthropic-ai/sdk";
 import { BaseAnthropic, type Logger } from "@anthropic-ai/sdk/client";
 import type Anthropic from "@anthropic-ai/sdk/index";
@@ -9,6 +10,7 @@ class MessagesClient extends BaseAnthropic {
 
 import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
+import { neutraliseCommands } from "../workflow-commands.js";
 import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
 import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
 import type { ApiMessage, Message, ModelClient, ModelRequest } from "./model-client.js";
@@ -137,21 +139,19 @@ function limitBodyBytes(maxBytes: number): Middleware {
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * The SDK's logger, each string cut short: on data that is not JSON it logs the whole event, which
- * a broken endpoint can make megabytes long. `ANTHROPIC_LOG` still sets the level.
+ * The SDK's logger: each message formatted, cut short (on data that is not JSON it logs the whole
+ * event, which a broken endpoint can make megabytes long) and made unable to start a GitHub
+ * workflow command (that data is the endpoint's). `ANTHROPIC_LOG` still sets the level.
  */
 const CLIPPED_CONSOLE: Logger = {
-  error: (...args: unknown[]) => console.error(...args.map(clipLogged)),
-  warn: (...args: unknown[]) => console.warn(...args.map(clipLogged)),
-  info: (...args: unknown[]) => console.info(...args.map(clipLogged)),
-  debug: (...args: unknown[]) => console.debug(...args.map(clipLogged)),
+  error: (...args: unknown[]) => console.error(logged(args)),
+  warn: (...args: unknown[]) => console.warn(logged(args)),
+  info: (...args: unknown[]) => console.info(logged(args)),
+  debug: (...args: unknown[]) => console.debug(logged(args)),
 };
 
-function clipLogged(value: unknown): unknown {
-  if (typeof value === "string") return clip(value);
-  return Array.isArray(value)
-    ? value.map((item) => (typeof item === "string" ? clip(item) : item))
-    : value;
+function logged(args: readonly unknown[]): string {
+  return neutraliseCommands(clip(format(...args)));
 }
 
 /** Waits, unless the signal aborts first. */

@@ -2,11 +2,11 @@ import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
 import { formatCost, formatDuration, oneLine } from "../format.js";
+import { workflowCommand } from "../workflow-commands.js";
 import { markdownText } from "./markdown-text.js";
 import { createProgressReporter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
 import type { TaskSummary } from "./summary.js";
-import { workflowCommand } from "./workflow-commands.js";
 
 const MAX_HEADLINE_CHARS = 300;
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { readSummary } from "../helpers/outputs.js";
 import { runCli } from "../helpers/run-cli.js";
+import { spawnCli } from "../helpers/spawn-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const hasBwrap = (() => {
@@ -182,4 +183,35 @@ describe("agent-run never runs what the agent plants in a git dir", () => {
     expect(run.exitCode).toBe(0);
     expect(existsSync(ws.path("w/sub/.git/HEAD"))).toBe(true);
   });
+
+  test.each([
+    { inPlace: false, search: ":" },
+    { inPlace: true, search: "node_modules/.bin:" },
+  ])(
+    "a git the agent plants on a relative PATH entry ($search) never runs (in place: $inPlace)",
+    async ({ inPlace, search }) => {
+      await using sentinel = await tmpWorkspace();
+      await using ws = await tmpWorkspace({ files: { "w/a.txt": "a\n" } });
+      const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+      const fake = `#!/bin/sh\ntouch ${join(sentinel.root, "git-ran")}\nexec ${realGit} "$@"\n`;
+      const plant = (dir: string) =>
+        `mkdir -p ${dir} && printf '%s' '${fake}' > ${dir}/git && chmod +x ${dir}/git`;
+      const command = [plant("."), plant("node_modules/.bin"), "echo edited > a.txt"].join(" && ");
+      await writeFile(ws.path("r.json"), replies(command));
+      await writeFile(ws.path("t.yaml"), "prompt: Go.\nworkspace: w\nreplies: r.json\n");
+      await using out = await tmpWorkspace();
+      const argv = ["--offline", ws.path("t.yaml"), "--out", out.root];
+      const run = await spawnCli(inPlace ? [...argv, "--in-place"] : argv, {
+        PATH: `${search}${process.env.PATH ?? ""}`,
+        LD_LIBRARY_PATH: "/nonexistent/lib:",
+      });
+
+      expect(readdirSync(sentinel.root)).toEqual([]);
+      expect(run.code, run.stderr).toBe(0);
+      const summary = await readSummary(join(out.root, "t"));
+      expect((summary.changed_files as { path: string }[]).map((file) => file.path)).toContain(
+        "a.txt",
+      );
+    },
+  );
 });

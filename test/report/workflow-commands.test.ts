@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { neutraliseCommands, workflowCommand } from "../../src/report/workflow-commands.js";
+import { neutraliseCommands, workflowCommand } from "../../src/workflow-commands.js";
 import { commandLines, runnerLines } from "../helpers/github-runner.js";
 
 // Issue 14, finding 4: no line agent-run prints from untrusted text is read by the Actions runner

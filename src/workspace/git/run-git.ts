@@ -1,6 +1,8 @@
 import { devNull } from "node:os";
+import { delimiter } from "node:path";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { ProcessError, runProcess } from "../../process/run-process.js";
+import { trustedDirs } from "../../process/trusted-dirs.js";
 import { findGitVersionProblem, MIN_GIT_VERSION } from "./git-version.js";
 
 /** Where one git call looks: our private git dir and, when set, the workspace as its work tree. */
@@ -61,7 +63,7 @@ export async function runGitBytes(
 ): Promise<Buffer> {
   const location = ["--git-dir", target.gitDir];
   if (target.workTree !== undefined) location.push("--work-tree", target.workTree);
-  const env = gitEnvironment(target.gitDir);
+  const env = gitEnvironment(target);
   try {
     const config = (options.config ?? []).flatMap((setting) => ["-c", setting]);
     return await runProcess("git", [...location, ...PINNED_CONFIG, ...config, ...args], {
@@ -76,29 +78,34 @@ export async function runGitBytes(
   }
 }
 
-/** What a git installed outside the usual places needs to start at all: kept from the runner's own. */
-const GIT_INSTALL_VARIABLES = ["GIT_EXEC_PATH", "LD_LIBRARY_PATH"] as const;
-
 /**
  * The commands' allow-listed environment (no GIT_* variable that would point git elsewhere, no
- * key or token) and GIT_INSTALL_VARIABLES, plus switches that hide system and global config. HOME
- * and XDG_CONFIG_HOME point at the git dir so git older than 2.32 (no GIT_CONFIG_GLOBAL) finds no
- * ~/.gitconfig either.
+ * key or token), plus switches that hide system and global config. HOME and XDG_CONFIG_HOME point
+ * at the git dir so git older than 2.32 (no GIT_CONFIG_GLOBAL) finds no ~/.gitconfig either. Git,
+ * its helpers and its libraries are looked up only in absolute folders outside the workspace
+ * (`trustedDirs`): the runner's own `GIT_EXEC_PATH` and `LD_LIBRARY_PATH` (for a git installed
+ * outside the usual places) are kept that way too.
  */
-function gitEnvironment(gitDir: string): Record<string, string> {
-  const install = GIT_INSTALL_VARIABLES.flatMap((name) => {
-    const value = process.env[name];
-    return value === undefined ? [] : [[name, value] as const];
-  });
+function gitEnvironment(target: GitTarget): Record<string, string> {
+  const untrusted = target.workTree === undefined ? [] : [target.workTree];
+  const env = buildCommandEnv(process.env, undefined);
+  const search = (name: string) => trustedDirs(process.env[name], untrusted).join(delimiter);
+  const install = {
+    ...(process.env.GIT_EXEC_PATH === undefined || search("GIT_EXEC_PATH") === ""
+      ? {}
+      : { GIT_EXEC_PATH: search("GIT_EXEC_PATH") }),
+    ...(search("LD_LIBRARY_PATH") === "" ? {} : { LD_LIBRARY_PATH: search("LD_LIBRARY_PATH") }),
+  };
   return {
-    ...buildCommandEnv(process.env, undefined),
-    ...Object.fromEntries(install),
+    ...env,
+    PATH: search("PATH"),
+    ...install,
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: devNull,
     GIT_ATTR_NOSYSTEM: "1",
     GIT_TERMINAL_PROMPT: "0",
-    HOME: gitDir,
-    XDG_CONFIG_HOME: gitDir,
+    HOME: target.gitDir,
+    XDG_CONFIG_HOME: target.gitDir,
     LC_ALL: "C",
   };
 }
