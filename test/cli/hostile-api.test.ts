@@ -88,6 +88,19 @@ describe("agent-run against a hostile model API", () => {
     expect(await readSummary(runDir)).toMatchObject({ status: "error" });
   });
 
+  test("data that is not JSON and holds workflow commands reaches no log line as a command", async () => {
+    await using server = await startMockHttpServer();
+    const junk = "event: message_start\ndata: x\ndata: ::error::PWNED\ndata: ::add-mask::hello\n\n";
+    server.queue({ kind: "raw_stream", body: junk }, { kind: "raw_stream", body: junk });
+    const { dir, run } = await runAgainst(server.url);
+    await using _dir = dir;
+
+    expect(run.code, run.stderr).toBe(1);
+    const lines = `${run.stdout}\n${run.stderr}`.split(/\r\n|\r|\n/);
+    expect(lines.filter((line) => /^[\s\u0085]*::/.test(line) || line.includes("##["))).toEqual([]);
+    expect(run.stderr).toMatch(/PWNED/); // shown, but inert
+  });
+
   test("a malformed reply once: retried, and the run goes on to complete", async () => {
     await using server = await startMockHttpServer();
     server.queue(blockAtIndex(200_000_000), reply().text("done"));
