@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { access, mkdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
-import { isSameOrInside } from "../fs/real-path.js";
+import { isSameOrInside, realPathOr, resolveRealPath } from "../fs/real-path.js";
 import { isReplaceable, RUN_MARKER_FILE } from "../run/run-folder.js";
 import type { Task } from "../task/schema.js";
 
@@ -20,8 +20,10 @@ export async function prepareOutDir(
   options: { isInPlace: boolean; isOutInWorkspaceAllowed: boolean; concurrency: number },
 ): Promise<string[]> {
   const warnings: string[] = [];
+  // Real paths: an --out reached through a symlink into the workspace is inside it too.
+  const realOut = resolveRealPath(outDir);
   for (const task of tasks) {
-    if (isSameOrInside(outDir, task.workspace)) {
+    if (isSameOrInside(realOut, realPathOr(task.workspace))) {
       if (!options.isInPlace) {
         throw new ConfigError(
           `--out ${outDir} is inside the workspace of task "${task.name}" (${task.workspace}); choose an output folder outside it`,

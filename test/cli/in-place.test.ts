@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, symlinkSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -30,6 +30,19 @@ describe("--in-place and the output folder", () => {
     );
     expect(existsSync(out)).toBe(false);
     expect(await readFile(ws.path("a.txt"), "utf8")).toBe("old\n");
+
+    // Through a symlink to the workspace, the same folder is refused too.
+    await using elsewhere = await tmpWorkspace();
+    symlinkSync(ws.root, elsewhere.path("link"));
+    const viaLink = [
+      "--offline",
+      "--in-place",
+      ws.path("tasks/t.yaml"),
+      "--out",
+      elsewhere.path("link/agent-runs"),
+    ];
+    expect((await runCli(viaLink)).exitCode).toBe(2);
+    expect(existsSync(out)).toBe(false);
 
     const run = await runCli([...argv, "--allow-out-in-workspace"]);
     expect(run.exitCode).toBe(0);
