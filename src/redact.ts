@@ -29,13 +29,11 @@ export function secretValues(
 }
 
 /**
- * A redactor for these values: each (also in its JSON-escaped form, for JSONL and JSON files) is
- * replaced with `[REDACTED]`, longest first so one secret inside another is still hidden.
+ * A redactor for these values: each is replaced with `[REDACTED]`, longest first so one secret
+ * inside another is still hidden, in every form an output may hold it in (see `formsOf`).
  */
 export function createRedactor(secrets: readonly string[]): Redactor {
-  const forms = [
-    ...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)])),
-  ]
+  const forms = [...new Set(secrets.flatMap(formsOf))]
     .filter((form) => form.length >= MIN_SECRET_LENGTH)
     .sort((a, b) => b.length - a.length);
   if (forms.length === 0) return (text) => text;
@@ -44,6 +42,37 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     for (const form of forms) if (result.includes(form)) result = result.split(form).join(REDACTED);
     return result;
   };
+}
+
+/**
+ * A secret as written, JSON-escaped (JSONL and JSON files), C-quoted as git quotes a file name in a
+ * patch (`s\303\251cret`), and each line of a secret that has several (a patch prefixes every
+ * line with `+`, so the whole value never appears in one piece).
+ */
+function formsOf(secret: string): string[] {
+  const lines = secret.includes("\n") ? secret.split(/\r?\n/) : [];
+  return [secret, JSON.stringify(secret).slice(1, -1), gitQuoted(secret), ...lines];
+}
+
+/** Git's quoting of a path (quote.c): `"` and `\` escaped, control and non-ASCII bytes as octal. */
+function gitQuoted(text: string): string {
+  const named: Record<number, string> = {
+    7: "a",
+    8: "b",
+    9: "t",
+    10: "n",
+    11: "v",
+    12: "f",
+    13: "r",
+  };
+  let quoted = "";
+  for (const byte of Buffer.from(text)) {
+    if (byte === 0x22 || byte === 0x5c) quoted += `\\${String.fromCharCode(byte)}`;
+    else if (named[byte] !== undefined) quoted += `\\${named[byte]}`;
+    else if (byte < 0x20 || byte >= 0x7f) quoted += `\\${byte.toString(8).padStart(3, "0")}`;
+    else quoted += String.fromCharCode(byte);
+  }
+  return quoted;
 }
 
 /**

@@ -247,7 +247,11 @@ async function collectChanges(run: Run, prepared: Prepared): Promise<WorkspaceCh
   try {
     const target = { workspace: prepared.workspace, gitDir: prepared.scratch.gitDir };
     await stageWorkspace({ ...target, excludePaths: excludedPaths(run) });
-    const changes = await diffSnapshots({ ...target, before });
+    const holdsSecret = (bytes: Uint8Array) => {
+      const text = Buffer.from(bytes).toString("utf8");
+      return run.redact(text) !== text;
+    };
+    const changes = await diffSnapshots({ ...target, before, holdsSecret });
     await writePatch(run.runDir, changes.patch, run.redact);
     return changes;
   } catch (error) {

@@ -16,14 +16,46 @@ const FILE_DIFF_START = Buffer.from("\ndiff --git ");
  * UTF-8 (e.g. Latin-1 sources, which git diffs as text) are rewritten as git binary patches, which
  * are plain ASCII and apply the same way. File names come C-quoted (`core.quotepath`): ASCII too.
  */
-export async function decodePatch(target: GitTarget, patch: Uint8Array): Promise<string> {
-  if (isUtf8(patch)) return Buffer.from(patch).toString("utf8");
+export async function decodePatch(
+  target: GitTarget,
+  patch: Uint8Array,
+  holdsSecret?: (bytes: Uint8Array) => boolean,
+): Promise<string> {
+  const bytes = Buffer.from(patch);
+  const isBinary = (part: Buffer) => !isUtf8(part) || part.includes(BINARY_PATCH);
+  if (isUtf8(bytes) && (holdsSecret === undefined || !bytes.includes(BINARY_PATCH))) {
+    return bytes.toString("utf8");
+  }
   const parts = await Promise.all(
-    splitFileDiffs(Buffer.from(patch)).map((part) =>
-      isUtf8(part) ? part.toString("utf8") : rewriteAsBinary(target, part),
-    ),
+    splitFileDiffs(bytes).map(async (part) => {
+      if (!isBinary(part)) return part.toString("utf8");
+      if (holdsSecret !== undefined && (await blobsOf(target, part)).some(holdsSecret)) {
+        return leftOut(part);
+      }
+      return isUtf8(part) ? part.toString("utf8") : rewriteAsBinary(target, part);
+    }),
   );
   return parts.join("");
+}
+
+const BINARY_PATCH = Buffer.from("\nGIT binary patch\n");
+
+/**
+ * A binary change whose bytes hold a secret cannot be redacted (its content is compressed and
+ * base85-encoded): it is left out, with a line saying so, which `git apply` skips as it skips any
+ * line outside a file's diff.
+ */
+function leftOut(fileDiff: Buffer): string {
+  const header = fileDiff.subarray(0, fileDiff.indexOf("\n")).toString("utf8");
+  return `# agent-run: left out, as its content holds a secret: ${header}\n`;
+}
+
+/** The content before and after, from the `index` line's full ids. */
+async function blobsOf(target: GitTarget, fileDiff: Buffer): Promise<Uint8Array[]> {
+  const head = fileDiff.subarray(0, Math.min(fileDiff.length, 4096)).toString("latin1");
+  const ids = /^index ([0-9a-f]+)\.\.([0-9a-f]+)/m.exec(head);
+  if (ids?.[1] === undefined || ids[2] === undefined) return [];
+  return Promise.all([readBlob(target, ids[1]), readBlob(target, ids[2])]);
 }
 
 /** Splits a patch at each `diff --git` line (hunk lines never start with "d"). */

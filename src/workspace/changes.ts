@@ -32,6 +32,8 @@ export type DiffOptions = {
   gitDir: string;
   before: Snapshot;
   after?: Snapshot;
+  /** Whether content holds a secret: such a binary change is left out of the patch, with a line. */
+  holdsSecret?: (bytes: Uint8Array) => boolean;
 };
 
 /** Git options shared by every diff here: the content as it is, no renames, no helpers. */
@@ -66,7 +68,7 @@ export async function diffSnapshots(options: DiffOptions): Promise<WorkspaceChan
     },
   );
   const { statuses, counts, patchStart } = parseSummary(output);
-  const patch = await decodePatch(target, output.subarray(patchStart));
+  const patch = await decodePatch(target, output.subarray(patchStart), options.holdsSecret);
   return { changedFiles: mergeChanges(statuses, counts), patch };
 }
 

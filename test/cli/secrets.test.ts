@@ -64,6 +64,57 @@ describe("secrets", () => {
     expect(await readFile(dir.path("out/t/transcript.jsonl"), "utf8")).toContain("[REDACTED]");
   });
 
+  test("changes.patch holds no secret: not in a binary file, not line by line, not in a quoted file name", async () => {
+    const pem =
+      "-----BEGIN TEST KEY-----\nQUJDREVGR0hJSktMTU5PUA==\nUVJTVFVWV1hZWmFiY2RlZg==\n-----END TEST KEY-----";
+    const named = "s\u00e9cret-name-123456";
+    const binary = `printf '\\000\\001 ${SECRET} \\000' > blob.bin`;
+    const replies = [
+      {
+        content: [
+          {
+            type: "tool_use",
+            id: "b",
+            name: "bash",
+            input: { command: `${binary} && printf x > '${named}'` },
+          },
+          {
+            type: "tool_use",
+            id: "w",
+            name: "write_file",
+            input: { path: "key.pem", content: `${pem}\n` },
+          },
+          {
+            type: "tool_use",
+            id: "o",
+            name: "write_file",
+            input: { path: "ok.txt", content: "fine\n" },
+          },
+        ],
+      },
+      { content: [{ type: "text", text: "done" }] },
+    ];
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "r.json": JSON.stringify(replies),
+        "t.yaml": "prompt: Go.\nworkspace: ws\nreplies: r.json\n",
+      },
+    });
+    const env = { GITHUB_TOKEN: SECRET, DEPLOY_KEY: pem, NAME_TOKEN: named };
+    const run = await runCli(["--offline", dir.path("t.yaml"), "--out", dir.path("out")], { env });
+
+    expect(run.exitCode, run.stderr).toBe(0);
+    const patch = await readFile(dir.path("out/t/changes.patch"));
+    for (const secret of [SECRET, ...pem.split("\n"), named, "s\\303\\251cret"]) {
+      expect(patch.includes(Buffer.from(secret)), secret).toBe(false);
+    }
+    expect(patch.toString()).toMatch(
+      /^# agent-run: left out, as its content holds a secret: diff --git a\/blob\.bin b\/blob\.bin$/m,
+    );
+    expect(patch.toString()).toContain("+fine");
+  });
+
   test("a secret holding Markdown, XML and workflow-command metacharacters is redacted before any escaping, in every output", async () => {
     // Each output escapes some of these characters; a unique core shows any form that got through.
     const core = "Zq9xKv";
