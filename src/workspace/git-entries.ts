@@ -15,9 +15,8 @@ const SLASH = Buffer.from("/");
 /**
  * Every entry named `.git` (a folder, a worktree's or submodule's file, a symlink) under `root`,
  * nested repositories' included, as byte paths (a folder name need not be UTF-8), sorted.
- * Symlinks are not followed, and `.git` and `node_modules` folders are not walked. Unreadable
- * folders are skipped: whoever runs agent-run cannot read them, and neither can its commands.
- * Throws once more than `maxFolders` folders have been read, naming the fix.
+ * Symlinks are not followed, and `.git` and `node_modules` folders are not walked. Throws for a
+ * folder it cannot read, and once more than `maxFolders` folders have been read, naming the fix.
  */
 export function findGitEntries(root: string, maxFolders = MAX_WALKED_FOLDERS): Promise<Buffer[]> {
   const found: Buffer[] = [];
@@ -37,6 +36,11 @@ export function findGitEntries(root: string, maxFolders = MAX_WALKED_FOLDERS): P
         reading += 1;
         void readFolder(folder).then((entries) => {
           reading -= 1;
+          if (entries instanceof Error) {
+            queue.length = 0;
+            reject(entries);
+            return;
+          }
           for (const entry of entries) {
             const path = Buffer.concat([folder, SLASH, entry.name]);
             if (entry.name.equals(GIT)) found.push(path);
@@ -57,10 +61,18 @@ function tooManyFolders(root: string, maxFolders: number): Error {
   );
 }
 
-async function readFolder(folder: Buffer): Promise<Dirent<Buffer>[]> {
+/**
+ * A folder's entries; none when it went meanwhile. One that cannot be read is an error: git skips
+ * it too, so what changed in it could be neither listed nor snapshotted (a `chmod 000` would hide
+ * the agent's changes).
+ */
+async function readFolder(folder: Buffer): Promise<Dirent<Buffer>[] | Error> {
   try {
     return await readdir(folder, { withFileTypes: true, encoding: "buffer" });
-  } catch {
-    return [];
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return [];
+    return new Error(
+      `cannot read the folder ${folder.toString("utf8")} (${error instanceof Error && "code" in error ? String(error.code) : "error"}): what changed in it cannot be told`,
+    );
   }
 }

@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { readSummary } from "../helpers/outputs.js";
 import { runCli } from "../helpers/run-cli.js";
@@ -214,4 +214,55 @@ describe("agent-run never runs what the agent plants in a git dir", () => {
       );
     },
   );
+
+  test("a folder the agent makes unreadable cannot hide its changes: the run is an error", async () => {
+    // As root every folder can be read, so the run drops to an ordinary uid, as on a CI runner.
+    const isRoot = process.getuid?.() === 0;
+    await using ws = await tmpWorkspace({ files: { "w/src/a.js": "a\n" } });
+    await writeFile(
+      ws.path("r.json"),
+      JSON.stringify([
+        {
+          content: [
+            {
+              type: "tool_use",
+              id: "w",
+              name: "write_file",
+              input: { path: "src/a.js", content: "evil()\n" },
+            },
+          ],
+        },
+        {
+          content: [
+            { type: "tool_use", id: "c", name: "bash", input: { command: "chmod 000 src" } },
+          ],
+        },
+        { content: [{ type: "text", text: "done" }] },
+      ]),
+    );
+    await writeFile(ws.path("t.yaml"), "prompt: Go.\nworkspace: w\nreplies: r.json\n");
+    const tmp = ws.path("tmp");
+    execFileSync("mkdir", ["-p", tmp, ws.path("out")]);
+    execFileSync("chmod", ["-R", "a+rwX", ws.root]);
+    const argv = [
+      resolve("bin/agent-run.js"),
+      "--offline",
+      ws.path("t.yaml"),
+      "--out",
+      ws.path("out"),
+    ];
+    const [file, args] = isRoot
+      ? ["setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, ...argv]]
+      : [process.execPath, argv];
+    const run = spawnSync(file, args, {
+      env: { PATH: process.env.PATH ?? "", HOME: tmp, TMPDIR: tmp },
+      encoding: "utf8",
+    });
+    execFileSync("chmod", ["-R", "u+rwX", ws.root]);
+
+    expect(run.status, run.stderr).toBe(1);
+    const summary = await readSummary(ws.path("out/t"));
+    expect(summary.status).toBe("error");
+    expect(summary.error).toMatch(/cannot read the folder .*\/src \(EACCES\)/);
+  });
 });
