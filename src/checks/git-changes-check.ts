@@ -17,7 +17,7 @@ export function gitChangesCheck(
     .slice(0, NAMED_CHANGES)
     .map((change) => `${change.path} (${change.status})`);
   const more = changes.length > NAMED_CHANGES ? `, and ${changes.length - NAMED_CHANGES} more` : "";
-  const what = `${changes.length} ${changes.length === 1 ? "entry" : "entries"} under .git changed: ${named.join(", ")}${more}`;
+  const what = `${changes.length} ${changes.length === 1 ? "entry" : "entries"} under .git (or the hooks folder its config names) changed: ${named.join(", ")}${more}`;
   return {
     name: "git unchanged",
     kind: "git_unchanged",

@@ -1,6 +1,10 @@
 import { isUtf8 } from "node:buffer";
 import { isSameOrInside, realPathOr } from "../fs/real-path.js";
-import { findGitEntries, MAX_WALKED_FOLDERS } from "../workspace/git-entries.js";
+import {
+  configuredHooksFolder,
+  findGitEntries,
+  MAX_WALKED_FOLDERS,
+} from "../workspace/git-entries.js";
 
 /**
  * What the sandbox binds read-only in an in-place workspace: every `.git` in it (see
@@ -26,5 +30,6 @@ export async function sandboxReadOnlyPaths(
     }
     return path.toString("utf8");
   });
-  return [...gitEntries, ...new Set(outputs)];
+  const hooks = configuredHooksFolder(root);
+  return [...gitEntries, ...(hooks === undefined ? [] : [hooks]), ...new Set(outputs)];
 }

@@ -1,11 +1,11 @@
 import type { BigIntStats, Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
-import { findGitEntries } from "./git-entries.js";
+import { configuredHooksFolder, findGitEntries } from "./git-entries.js";
 
 // A snapshot never holds a `.git` (git skips the name everywhere), yet a change there matters
 // more than most: a hook or `core.fsmonitor` written into the workspace's .git runs at the
 // workflow's next git command, with its tokens. So every `.git` entry in the workspace (as
-// `findGitEntries` finds them) is listed with each file's metadata at the start and at the end,
+// `findGitEntries` finds them), and a hooks folder its config names inside it, is listed with each file's metadata at the start and at the end,
 // and what differs is reported. The change time is set by the kernel on every write, rename or
 // chmod and cannot be set back from user space, so a change that restores size and mtime shows.
 
@@ -34,7 +34,11 @@ export async function readGitDirState(
         (path.length === folder.length || path[folder.length] === SLASH[0]),
     );
   const root = Buffer.from(workspace);
-  const pending = (await findGitEntries(workspace)).filter((path) => !isSkipped(path));
+  const hooks = configuredHooksFolder(workspace);
+  const pending = [
+    ...(await findGitEntries(workspace)),
+    ...(hooks === undefined ? [] : [Buffer.from(hooks)]),
+  ].filter((path) => !isSkipped(path));
   for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
     if (state.size >= MAX_ENTRIES) {
       state.set("(more entries than agent-run lists)", "");

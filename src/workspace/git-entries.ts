@@ -1,5 +1,7 @@
-import type { Dirent } from "node:fs";
+import { type Dirent, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { isSameOrInside } from "../fs/real-path.js";
 
 /** Folders the walk reads at most; past it, it fails rather than miss a `.git`. */
 export const MAX_WALKED_FOLDERS = 200_000;
@@ -75,4 +77,39 @@ async function readFolder(folder: Buffer): Promise<Dirent<Buffer>[] | Error> {
       `cannot read the folder ${folder.toString("utf8")} (${error instanceof Error && "code" in error ? String(error.code) : "error"}): what changed in it cannot be told`,
     );
   }
+}
+
+/**
+ * The hooks folder the workspace's repository names with `core.hooksPath` in its `.git/config`
+ * (husky and lefthook set one, such as `.husky/_`), when it is inside the workspace: its hooks run
+ * at the next git command as much as `.git/hooks` do, and it is often git-ignored, so it is
+ * listed and protected like a `.git`. Read as text (agent-run never runs git on that repository);
+ * `include` files are not followed.
+ */
+export function configuredHooksFolder(workspace: string): string | undefined {
+  let config: string;
+  try {
+    config = readFileSync(join(workspace, ".git", "config"), "utf8");
+  } catch {
+    return undefined; // no repository here, or `.git` is a file: nothing to read
+  }
+  let section = "";
+  let value: string | undefined;
+  for (const raw of config.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^\[\s*([^\]\s"]+)[^\]]*\]/.exec(line);
+    if (header?.[1] !== undefined) section = header[1].toLowerCase();
+    const entry = /^hookspath\s*=\s*(.*)$/i.exec(line);
+    if (section === "core" && entry?.[1] !== undefined) value = unquote(entry[1]);
+  }
+  if (value === undefined || value === "") return undefined;
+  const folder = resolve(workspace, value);
+  return folder !== workspace && isSameOrInside(folder, workspace) ? folder : undefined;
+}
+
+/** A config value without its quotes and trailing comment (`"a b" ; note` → `a b`). */
+function unquote(value: string): string {
+  const quoted = /^"((?:[^"\\]|\\.)*)"/.exec(value);
+  if (quoted?.[1] !== undefined) return quoted[1].replace(/\\(.)/g, "$1");
+  return value.replace(/\s*[;#].*$/, "").trim();
 }

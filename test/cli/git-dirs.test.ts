@@ -265,4 +265,55 @@ describe("agent-run never runs what the agent plants in a git dir", () => {
     expect(summary.status).toBe("error");
     expect(summary.error).toMatch(/cannot read the folder .*\/src \(EACCES\)/);
   });
+
+  test.each(modes.filter((mode) => mode.inPlace))(
+    "a hooks folder the repository's config names (husky's .husky/_) is listed and protected like .git (sandbox: $sandbox)",
+    async ({ sandbox }) => {
+      await using ws = await tmpWorkspace({
+        files: { "w/src/a.js": "a\n", "w/.husky/_/.gitignore": "*\n" },
+      });
+      execFileSync("git", ["init", "-q"], { cwd: ws.path("w") });
+      execFileSync("git", ["config", "core.hooksPath", ".husky/_"], { cwd: ws.path("w") });
+      const hook = "#!/bin/sh\necho pwned\n";
+      await writeFile(
+        ws.path("r.json"),
+        JSON.stringify([
+          {
+            content: [
+              {
+                type: "tool_use",
+                id: "b",
+                name: "bash",
+                input: { command: "printf x > .husky/_/post-checkout" },
+              },
+              {
+                type: "tool_use",
+                id: "w",
+                name: "write_file",
+                input: { path: ".husky/_/pre-commit", content: hook },
+              },
+            ],
+          },
+          { content: [{ type: "text", text: "done" }] },
+        ]),
+      );
+      await writeFile(
+        ws.path("t.yaml"),
+        `prompt: Go.\nworkspace: w\nreplies: r.json\nsandbox: ${sandbox}\n`,
+      );
+      await using out = await tmpWorkspace();
+      const run = await runCli(["--offline", "--in-place", ws.path("t.yaml"), "--out", out.root]);
+
+      const summary = await readSummary(join(out.root, "t"));
+      expect(summary.git_changes).toContainEqual({ path: ".husky/_/pre-commit", status: "added" });
+      if (sandbox === "bwrap") expect(existsSync(ws.path("w/.husky/_/post-checkout"))).toBe(false);
+      else
+        expect(summary.git_changes).toContainEqual({
+          path: ".husky/_/post-checkout",
+          status: "added",
+        });
+      expect(summary.passed).toBe(false);
+      expect(run.exitCode).toBe(1);
+    },
+  );
 });
