@@ -12,7 +12,7 @@ import {
   RESUME_COMMAND,
 } from "./replay-flags.js";
 import { parseReportArgs, REPORT_COMMAND } from "./report-flags.js";
-import { parseRunOptions, RUN_COMMAND, RUN_EXIT_CODES } from "./run-flags.js";
+import { parseRunOptions, RUN_COMMAND } from "./run-flags.js";
 
 /** Exit codes, in one place; README's table mirrors it. */
 export const EXIT = {
@@ -171,9 +171,9 @@ async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedComm
       },
     );
   }
-  for (const [example, meaning] of RUN_COMMAND.examples) parser = parser.example(example, meaning);
+  // The default command's own builder adds its examples and exit codes to the top-level help.
   parser = parser
-    .epilogue(`${RUN_EXIT_CODES}\nDocs: README.md, docs/transcript.md, docs/ci.md`)
+    .epilogue("Docs: README.md, docs/transcript.md, docs/ci.md")
     .version(AGENT_RUN_VERSION)
     .help()
     .alias("h", "help")
