@@ -15,6 +15,8 @@ export type RunStatus =
   | "timeout"
   | "budget"
   | "loop"
+  /** The model wrote `MAX_MALFORMED_IN_A_ROW` malformed tool calls in a row (text tool protocol). */
+  | "protocol_error"
   | "cancelled"
   | "skipped"
   | "error";
@@ -35,7 +37,7 @@ export type RunResult = {
   durationMs: number;
   /** Time spent waiting for the model. */
   apiDurationMs: number;
-  /** Why the run failed, for `error`, `timeout` and `cancelled`. */
+  /** Why the run failed, for `error`, `protocol_error`, `timeout` and `cancelled`. */
   error: string | undefined;
 };
 

@@ -1,4 +1,5 @@
 import { messageOf } from "../errors.js";
+import { clip } from "../format.js";
 import {
   type AssistantBlock,
   type Message,
@@ -9,6 +10,7 @@ import {
   type ToolUseBlock,
   textOf,
 } from "../model/model-client.js";
+import { MAX_MALFORMED_IN_A_ROW, protocolErrorOf } from "../model/protocol-error.js";
 import type { Tool } from "../tools/define-tool.js";
 import { Budget, type BudgetLimits, type CostOf, type LimitHit } from "./budget.js";
 import { fitContext, messageChars } from "./context.js";
@@ -61,6 +63,8 @@ type RunState = {
   /** The conversation's size in characters, with the system prompt and tools, for the context budget. */
   contextChars: number;
   guard: LoopGuard;
+  /** Replies in a row whose call was malformed (a protocol error): `MAX_MALFORMED_IN_A_ROW` ends the run. */
+  malformedInARow: number;
 };
 
 /** Told to the model when its reply hit `max_output_tokens` before it finished. */
@@ -87,6 +91,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     apiDurationMs: 0,
     lastReply: undefined,
     guard: { lastCallKey: undefined, repeats: 0 },
+    malformedInARow: 0,
     contextChars:
       options.system.length +
       JSON.stringify(options.tools.map((tool) => tool.inputSchema)).length +
@@ -140,7 +145,17 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   if (loop !== undefined) return endAtLimit(state, loop, step);
   if (options.signal.aborted) return endAborted(state);
   push(state, { role: "user", content: results });
-  return undefined;
+  return afterMalformed(state, calls);
+}
+
+/** Counts replies in a row whose call was malformed; the run ends at `MAX_MALFORMED_IN_A_ROW`. */
+function afterMalformed(state: RunState, calls: readonly ToolUseBlock[]): RunResult | undefined {
+  const malformed = calls.map(protocolErrorOf).find((error) => error?.malformed === true);
+  state.malformedInARow = malformed === undefined ? 0 : state.malformedInARow + 1;
+  if (malformed === undefined || state.malformedInARow < MAX_MALFORMED_IN_A_ROW) return undefined;
+  const count = state.malformedInARow;
+  const last = clip(malformed.error, 300);
+  return end(state, "protocol_error", `${count} malformed tool calls in a row; the last: ${last}`);
 }
 
 /** Waits for the workspace; the reason it never became ready, if so. */

@@ -1,6 +1,7 @@
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
 import type { ToolResultBlock, ToolUseBlock } from "../model/model-client.js";
+import { PROTOCOL_ERROR_TOOL, protocolErrorOf } from "../model/protocol-error.js";
 import { MAX_TOOL_INPUT_DEPTH } from "../model/reply-limits.js";
 import { type Tool, ToolError, type ToolResult } from "../tools/define-tool.js";
 import type { LimitHit } from "./budget.js";
@@ -46,7 +47,9 @@ export async function runToolCalls(
     const loop = noteRepeat(ctx, call, isTooDeep);
     if (loop !== undefined) return { results, loop };
     const startedAt = performance.now();
-    const isCutOff = isLastCutOff && index === calls.length - 1;
+    // A protocol error already says why the call did not run (cut off included).
+    const isCutOff =
+      isLastCutOff && index === calls.length - 1 && call.name !== PROTOCOL_ERROR_TOOL;
     if (!isCutOff) {
       const { name: toolName, id: toolUseId, input } = call;
       ctx.onEvent({ type: "tool_start", step: ctx.step, toolName, toolUseId, input });
@@ -101,13 +104,21 @@ function noteRepeat(
     : undefined;
 }
 
-/** Runs one tool call; any throw, or an unknown tool, becomes an error result for the model. */
+/**
+ * Runs one tool call; any throw, an unknown tool, or a call the model's client could not read (a
+ * protocol error: its message) becomes an error result for the model.
+ */
 async function runToolCall(
   call: ToolUseBlock,
   toolsByName: ReadonlyMap<string, Tool>,
   workspaceRoot: string,
   signal: AbortSignal,
 ): Promise<ToolResult> {
+  const protocolError = protocolErrorOf(call);
+  if (protocolError !== undefined) {
+    const message = protocolError.error || "this tool call could not be read, so it was not run";
+    return { content: clip(message, MAX_ERROR_TEXT_CHARS), isError: true };
+  }
   const tool = toolsByName.get(call.name);
   if (tool === undefined) {
     const known = [...toolsByName.keys()].join(", ") || "none";

@@ -186,6 +186,7 @@ function toParams(request: ModelRequest): Anthropic.MessageCreateParamsNonStream
       toParam(message, index === request.messages.length - 1),
     ),
     ...(tools.length > 0 ? { tools } : {}),
+    ...(request.stopSequences?.length ? { stop_sequences: [...request.stopSequences] } : {}),
   };
 }
 

@@ -32,6 +32,8 @@ export type ModelRequest = {
   messages: readonly Message[];
   tools: readonly ToolSpec[];
   maxOutputTokens: number;
+  /** Text that ends the reply where it appears (`stop_sequences`); clients without them ignore it. */
+  stopSequences?: readonly string[];
 };
 
 /** Token usage as the API reports it for one call. */

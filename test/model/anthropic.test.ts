@@ -136,6 +136,18 @@ describe("createAnthropicModel against the msw model server", () => {
     ]);
   });
 
+  test("stop sequences are sent as stop_sequences, and only when the request has some", async () => {
+    api.queue(reply().text("ok"));
+    api.queue(reply().text("ok"));
+    const signal = new AbortController().signal;
+
+    await testModel().complete({ ...REQUEST, stopSequences: ["\ntool_result("] }, { signal });
+    await testModel().complete(REQUEST, { signal });
+
+    expect(api.requests[0]?.stop_sequences).toEqual(["\ntool_result("]);
+    expect(api.requests[1]).not.toHaveProperty("stop_sequences");
+  });
+
   test("a 401 is a ModelError with status 401 that points at ANTHROPIC_API_KEY", async () => {
     api.queue(
       httpError(401, {

@@ -232,6 +232,7 @@ describe("resultLine", () => {
     ["timeout", "error_during_execution", "timeout", true],
     ["cancelled", "error_during_execution", "cancelled", true],
     ["error", "error_during_execution", "api_error", true],
+    ["protocol_error", "error_during_execution", "malformed_tool_calls", true],
   ] as const)(
     "status %s → subtype %s, terminal_reason %s, is_error %s",
     (status, subtype, terminalReason, isError) => {
