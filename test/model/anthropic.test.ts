@@ -151,7 +151,10 @@ describe("createAnthropicModel against the msw model server", () => {
         first as Message,
         {
           role: "assistant",
-          content: [{ type: "reasoning", text: "plan" }, ...(second?.content as AssistantBlock[])],
+          content: [
+            { type: "reasoning", text: "plan" },
+            ...((second?.content ?? []) as AssistantBlock[]),
+          ],
         },
         third as Message,
       ],

@@ -56,6 +56,7 @@ export function isStreamBreak(error: unknown): boolean {
 /** Maps SDK failures onto `ModelError`, with hints naming the endpoint; an abort is rethrown. */
 export function toModelError(error: unknown, signal: AbortSignal, endpoint: EndpointInfo): unknown {
   if (signal.aborted || error instanceof APIUserAbortError) return signal.reason ?? error;
+  if (error instanceof ModelError) return error;
   if (error instanceof MalformedReplyError) {
     return new ModelError(`the model API sent a malformed reply: ${error.message}`, {
       category: "server_error",
@@ -99,6 +100,19 @@ function apiWords(error: APIError): string {
     "message" in body &&
     typeof body.message === "string";
   return isWords && body.message !== "" ? String(body.message) : error.message;
+}
+
+/**
+ * A 200 whose body is not an event stream (an HTML page, a JSON body from a server that ignores
+ * `stream`) is most likely the wrong base URL: a ModelError saying so, not a retry.
+ */
+export function notAnEventStream(response: Response, baseURL: string): ModelError | undefined {
+  const type = response.headers.get("content-type") ?? "";
+  if (!/json|html/i.test(type)) return undefined;
+  return new ModelError(
+    `the model API answered ${response.status} with ${clip(type, 100)}, not an event stream (check the base URL ${baseURL})`,
+    { status: response.status, category: "invalid_request" },
+  );
 }
 
 function hintFor(category: ModelErrorCategory, endpoint: EndpointInfo): string {

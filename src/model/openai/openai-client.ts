@@ -6,7 +6,7 @@ import { CLIPPED_CONSOLE } from "../clipped-console.js";
 import { MalformedReplyError } from "../message-accumulator.js";
 import { type CompleteOptions, type ModelClient, toModelReply } from "../model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "../reply-limits.js";
-import { isStreamBreak, toModelError } from "./chat-errors.js";
+import { isStreamBreak, notAnEventStream, toModelError } from "./chat-errors.js";
 import { createChatFetch } from "./chat-fetch.js";
 import { toApiMessage } from "./chat-reply.js";
 import { toChatParams } from "./chat-request.js";
@@ -76,10 +76,14 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
       for (let attempt = 1; ; attempt += 1) {
         let hasStarted = false;
         try {
-          const stream = await client.chat.completions.create(
-            { ...params, stream: true },
-            { signal: completeOptions.signal },
-          );
+          const { data: stream, response } = await client.chat.completions
+            .create({ ...params, stream: true }, { signal: completeOptions.signal })
+            .withResponse();
+          const notStream = notAnEventStream(response, options.baseURL);
+          if (notStream !== undefined) {
+            stream.controller.abort();
+            throw notStream;
+          }
           hasStarted = true;
           const accumulator = createChunkAccumulator(limits);
           await readChunks(stream, (chunk) => accumulator.push(chunk));

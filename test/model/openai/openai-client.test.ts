@@ -14,6 +14,7 @@ import {
   DEFAULT_OPENAI_COMPAT,
   type OpenAICompat,
 } from "../../../src/model/openai/openai-client.js";
+import { REPLY_LIMITS, type ReplyLimits } from "../../../src/model/reply-limits.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import {
   brokenStream,
@@ -421,5 +422,68 @@ describe("createOpenAIClient: broken streams and errors", () => {
     expect(api.headers[0]?.get("authorization")).toBeNull();
     expect(api.headers[1]?.get("authorization")).toBe("Bearer sk-given");
     expect(api.headers.map((h) => h.get("x-leak"))).toEqual([null, null]);
+  });
+});
+
+describe("createOpenAIClient: hostile replies", () => {
+  const api = useOpenAIServer();
+  const small = (limits: Partial<ReplyLimits>) =>
+    createOpenAIClient({
+      baseURL: OPENAI_TEST_BASE_URL,
+      apiKey: "sk-test",
+      compat: DEFAULT_OPENAI_COMPAT,
+      maxRetries: 0,
+      provider: "openai",
+      apiKeyEnv: "OPENAI_API_KEY",
+      replyLimits: { ...REPLY_LIMITS, ...limits },
+    }).complete(REQUEST, { signal: new AbortController().signal });
+
+  test("a 200 that is not an event stream says to check the base URL, without a retry", async () => {
+    api.queue(HttpResponse.html("<html>login</html>"));
+    const error = await failure(complete());
+    expect(error).toMatchObject({ category: "invalid_request", isRetryable: false });
+    expect((error as Error).message).toBe(
+      `the model API answered 200 with text/html, not an event stream (check the base URL ${OPENAI_TEST_BASE_URL})`,
+    );
+  });
+
+  test("data that is not JSON, a chunk that is not an object: malformed", async () => {
+    api.queue(sseResponse("data: {not json\n\n"), sseResponse("data: [1,2]\n\n"));
+    for (const expected of [/not JSON/, /not a JSON object/]) {
+      const error = await failure(complete());
+      expect(error).toMatchObject({ category: "server_error", isRetryable: true });
+      expect((error as Error).message).toMatch(expected);
+    }
+  });
+
+  test("arguments past maxBlockChars, calls past maxBlocks, a body past maxResponseBytes", async () => {
+    api.queue(
+      [
+        chunk(callDelta({ index: 0, id: "a", name: "bash", args: "x".repeat(200) })),
+        chunk({}, "stop"),
+      ],
+      [
+        chunk(callDelta({ index: 0, id: "a", name: "bash", args: "{}" })),
+        chunk(callDelta({ index: 1, id: "b", name: "bash", args: "{}" })),
+        chunk({}, "stop"),
+      ],
+      textReply("y".repeat(5_000)),
+    );
+    expect(String(await failure(small({ maxBlockChars: 100 })))).toMatch(
+      /longer than 100 characters/,
+    );
+    expect(String(await failure(small({ maxBlocks: 1 })))).toMatch(/more than 1 tool calls/);
+    expect(String(await failure(small({ maxResponseBytes: 1_000 })))).toMatch(/over 1000 bytes/);
+  });
+
+  test("an abort mid-call rethrows the signal's reason", async () => {
+    const controller = new AbortController();
+    const reason = new Error("task timed out");
+    api.queue(() => {
+      controller.abort(reason);
+      return sseResponse(toChunkSse(textReply("late")));
+    });
+    const error = await failure(client().complete(REQUEST, { signal: controller.signal }));
+    expect(error).toBe(reason);
   });
 });
