@@ -7,20 +7,30 @@ import {
 import type { StreamedReply } from "./chunk-accumulator.js";
 import { type ToolNameMap, toNeutralId } from "./tool-names.js";
 
+/** What turning a reply into a message needs besides the reply. */
+export type ReplyContext = {
+  /** The request's model, for a server that names none. */
+  model: string;
+  provider: string;
+  names: ToolNameMap;
+  /** Characters of the request body, for the estimate when the server reports no usage. */
+  requestChars: () => number;
+};
+
+/** Characters per token of the estimate: rough, and on the high side for code. */
+const CHARS_PER_TOKEN = 4;
+
 /**
  * The accumulated stream as a Messages-API message, so the loop, transcript, replay and reports
  * need nothing new: a `reasoning` block (see `ReasoningBlock`), the text, then the tool calls.
  * The server's own finish reason and usage are kept under `wire`, the provider under `provider`.
  */
-export function toApiMessage(
-  reply: StreamedReply,
-  fallbackModel: string,
-  provider: string,
-  names: ToolNameMap,
-): ApiMessage {
+export function toApiMessage(reply: StreamedReply, context: ReplyContext): ApiMessage {
+  const { names } = context;
   const { reasoning, text } = splitThinking(reply.reasoning, reply.text);
   const content: AssistantBlock[] = [];
-  if (reasoning !== "") content.push({ type: "reasoning", text: reasoning } as ReasoningBlock);
+  const reasoningBlock: ReasoningBlock = { type: "reasoning", text: reasoning };
+  if (reasoning !== "") content.push(reasoningBlock);
   if (text !== "") content.push({ type: "text", text });
   const seen = new Set<string>();
   for (const call of reply.calls) {
@@ -39,13 +49,35 @@ export function toApiMessage(
     id: reply.id ?? "",
     type: "message",
     role: "assistant",
-    model: reply.model ?? fallbackModel,
+    model: reply.model ?? context.model,
     content,
     stop_reason: stopReasonOf(reply.finishReason, reply.calls.length > 0),
     stop_sequence: null,
-    usage: toMessagesUsage(reply.usage),
-    provider,
-    wire: { finish_reason: reply.finishReason ?? null, usage: reply.usage ?? null },
+    usage:
+      reply.usage === undefined ? estimatedUsage(reply, context) : toMessagesUsage(reply.usage),
+    provider: context.provider,
+    wire: {
+      finish_reason: reply.finishReason ?? null,
+      usage: reply.usage ?? null,
+      ...(reply.usage === undefined ? { usage_estimated: true } : {}),
+    },
+  };
+}
+
+/**
+ * A server that reports no usage (no `stream_options`, or one that ignores it) still counts
+ * against the token limits: input and output estimated from their characters.
+ */
+function estimatedUsage(reply: StreamedReply, context: ReplyContext): Record<string, number> {
+  const outputChars = reply.calls.reduce(
+    (sum, call) => sum + call.name.length + call.arguments.length,
+    reply.text.length + reply.reasoning.length,
+  );
+  return {
+    input_tokens: Math.ceil(context.requestChars() / CHARS_PER_TOKEN),
+    output_tokens: Math.ceil(outputChars / CHARS_PER_TOKEN),
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
   };
 }
 

@@ -87,12 +87,12 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
           hasStarted = true;
           const accumulator = createChunkAccumulator(limits);
           await readChunks(stream, (chunk) => accumulator.push(chunk));
-          const message = toApiMessage(
-            accumulator.finish(),
-            request.model,
-            options.provider,
+          const message = toApiMessage(accumulator.finish(), {
+            model: request.model,
+            provider: options.provider,
             names,
-          );
+            requestChars: () => JSON.stringify(params).length,
+          });
           return toModelReply(message);
         } catch (error) {
           const canRetry =

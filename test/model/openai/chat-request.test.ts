@@ -224,9 +224,7 @@ describe("tool ids and names, normalised for each side", () => {
         finishReason: "tool_calls",
         usage: undefined,
       },
-      "m",
-      "openai",
-      names,
+      { model: "m", provider: "openai", names, requestChars: () => 0 },
     );
     expect(message.content).toEqual([
       { type: "tool_use", id: "c1", name: "mcp.files/read", input: {} },

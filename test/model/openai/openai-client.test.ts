@@ -8,6 +8,7 @@ import {
   ModelError,
   type ModelRequest,
   type RetryNotice,
+  toModelReply,
 } from "../../../src/model/model-client.js";
 import {
   createOpenAIClient,
@@ -80,6 +81,8 @@ describe("createOpenAIClient: tool calls as servers stream them", () => {
       { type: "tool_use", id: "call_b", name: "bash", input: { command: "pwd" } },
     ]);
     expect(result.stopReason).toBe("tool_use");
+    // The transcript's copy replays to the same reply.
+    expect(toModelReply(JSON.parse(JSON.stringify(result.message)))).toEqual(result);
     expect(result.message).toMatchObject({
       type: "message",
       role: "assistant",
@@ -301,17 +304,22 @@ describe("createOpenAIClient: usage", () => {
     });
   });
 
-  test("without include_usage: no stream_options sent, and usage counts 0", async () => {
-    api.queue(textReply("Hi"));
+  test("without include_usage: no stream_options sent, and usage estimated from characters", async () => {
+    api.queue(textReply("x".repeat(400)));
     const result = await complete(REQUEST, { streamUsage: false });
+    const sentChars = JSON.stringify(api.requests[0]).length - '"stream":true,'.length;
     expect(api.requests[0]).not.toHaveProperty("stream_options");
     expect(result.usage).toEqual({
-      inputTokens: 0,
-      outputTokens: 0,
+      inputTokens: Math.ceil(sentChars / 4),
+      outputTokens: 100,
       cacheCreationInputTokens: 0,
       cacheReadInputTokens: 0,
     });
-    expect(result.message.wire).toEqual({ finish_reason: "stop", usage: null });
+    expect(result.message.wire).toEqual({
+      finish_reason: "stop",
+      usage: null,
+      usage_estimated: true,
+    });
   });
 
   test("DeepSeek's prompt_cache_hit_tokens are cache reads", async () => {
