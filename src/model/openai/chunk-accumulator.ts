@@ -31,6 +31,12 @@ export type ChunkAccumulator = {
 /** Where servers put reasoning; a delta's first one is taken (some send two copies). */
 const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as const;
 
+/** Longest id, model name or finish reason kept. */
+const MAX_LABEL_CHARS = 200;
+
+/** Longest usage object kept (real ones are a few hundred characters; some come on every chunk). */
+const MAX_USAGE_CHARS = 10_000;
+
 /** A call while it streams: whether the id is the server's, and the characters counted so far. */
 type OpenCall = StreamedCall & { hasServerId: boolean; countedChars: number };
 
@@ -90,12 +96,15 @@ function pushChunk(state: State, chunk: unknown): void {
     // vLLM's error inside a stream, not wrapped in `error` (the SDK throws on those).
     throw new Error(`the server sent an error: ${clip(String(chunk.message ?? ""))}`);
   }
-  if (typeof chunk.id === "string") reply.id ??= chunk.id;
-  if (typeof chunk.model === "string") reply.model ??= chunk.model;
-  if (isRecord(chunk.usage)) reply.usage = chunk.usage;
+  // The few fields kept as they came are clipped: the transcript records them.
+  if (typeof chunk.id === "string") reply.id ??= clip(chunk.id, MAX_LABEL_CHARS);
+  if (typeof chunk.model === "string") reply.model ??= clip(chunk.model, MAX_LABEL_CHARS);
+  if (isRecord(chunk.usage)) reply.usage = boundedUsage(chunk.usage);
   const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
   if (!isRecord(choice)) return;
-  if (typeof choice.finish_reason === "string") reply.finishReason = choice.finish_reason;
+  if (typeof choice.finish_reason === "string") {
+    reply.finishReason = clip(choice.finish_reason, MAX_LABEL_CHARS);
+  }
   const delta = isRecord(choice.delta) ? choice.delta : {};
   if (typeof delta.content === "string") {
     reply.text += delta.content;
@@ -138,6 +147,14 @@ function addToCall(state: State, delta: Record<string, unknown>): void {
   const callChars = call.name.length + call.arguments.length;
   count(state, callChars - call.countedChars, call.arguments);
   call.countedChars = callChars;
+}
+
+function boundedUsage(usage: Record<string, unknown>): Record<string, unknown> {
+  const chars = JSON.stringify(usage).length;
+  if (chars > MAX_USAGE_CHARS) {
+    throw new MalformedReplyError(`a usage object is longer than ${MAX_USAGE_CHARS} characters`);
+  }
+  return usage;
 }
 
 /** Counts `added` characters against the message's bound, and `part` against a block's. */

@@ -484,6 +484,38 @@ describe("createOpenAIClient: hostile replies", () => {
     expect(String(await failure(small({ maxResponseBytes: 1_000 })))).toMatch(/over 1000 bytes/);
   });
 
+  test("long ids, model names, finish reasons are clipped; a huge usage object is malformed", async () => {
+    const long = "z".repeat(10_000);
+    api.queue(
+      [{ ...chunk({ content: "hi" }), id: long, model: long }, chunk({}, long)],
+      [...textReply("hi"), usageChunk({ prompt_tokens: 1, junk: long })],
+    );
+    const { message } = await complete();
+    for (const value of [
+      message.id,
+      message.model,
+      (message.wire as { finish_reason: string }).finish_reason,
+    ]) {
+      expect(value.length).toBeLessThan(300);
+    }
+    expect(String(await failure(complete()))).toMatch(/usage object is longer than 10000/);
+  });
+
+  test("vLLM's error object inside a stream ends the call with its words", async () => {
+    api.queue([chunk({ content: "Hel" }), { object: "error", message: "engine dead", code: 500 }]);
+    const error = await failure(complete());
+    expect(error).toMatchObject({ category: "server_error", isRetryable: true });
+    expect((error as Error).message).toMatch(/the server sent an error: engine dead/);
+  });
+
+  test("Ollama's {error: string} 404 keeps its words and names the base URL", async () => {
+    api.queue(HttpResponse.json({ error: 'model "qwen9" not found' }, { status: 404 }));
+    const error = await failure(complete());
+    expect((error as Error).message).toBe(
+      `model API error 404: model "qwen9" not found (check the model name and the base URL ${OPENAI_TEST_BASE_URL})`,
+    );
+  });
+
   test("an abort mid-call rethrows the signal's reason", async () => {
     const controller = new AbortController();
     const reason = new Error("task timed out");
