@@ -1,6 +1,10 @@
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
-import type { ToolResultBlock, ToolUseBlock } from "../model/model-client.js";
+import {
+  invalidJsonArgumentsOf,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from "../model/model-client.js";
 import { PROTOCOL_ERROR_TOOL, protocolErrorOf } from "../model/protocol-error.js";
 import { MAX_TOOL_INPUT_DEPTH } from "../model/reply-limits.js";
 import { type Tool, ToolError, type ToolResult } from "../tools/define-tool.js";
@@ -64,7 +68,12 @@ export async function runToolCalls(
             content: `${clip(call.name)}: the input nests deeper than ${MAX_TOOL_INPUT_DEPTH} levels, so the call was not run; send the input with flat fields`,
             isError: true,
           }
-        : await runToolCall(call, ctx.toolsByName, ctx.workspaceRoot, ctx.signal);
+        : invalidJsonArgumentsOf(call.input) !== undefined
+          ? {
+              content: `${clip(call.name)}: the arguments of this call were not valid JSON, so it was not run; send it again with the arguments as one JSON object`,
+              isError: true,
+            }
+          : await runToolCall(call, ctx.toolsByName, ctx.workspaceRoot, ctx.signal);
     const block: ToolResultBlock = {
       type: "tool_result",
       tool_use_id: call.id,

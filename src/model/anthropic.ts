@@ -1,6 +1,5 @@
-import { format } from "node:util";
 import type { Middleware } from "@anthropic-ai/sdk";
-import { BaseAnthropic, type Logger } from "@anthropic-ai/sdk/client";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import type Anthropic from "@anthropic-ai/sdk/index";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 
@@ -10,8 +9,10 @@ class MessagesClient extends BaseAnthropic {
 
 import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
-import { neutraliseCommands } from "../workflow-commands.js";
+import { sleep } from "./abortable-sleep.js";
 import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
+import { CLIPPED_CONSOLE } from "./clipped-console.js";
+import { limitBodyBytes } from "./limit-body-bytes.js";
 import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
 import type { ApiMessage, Message, ModelClient, ModelRequest } from "./model-client.js";
 import { toModelReply } from "./model-client.js";
@@ -68,7 +69,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
               signal: completeOptions.signal,
               middleware: [
                 retryReporter(maxRetries, completeOptions),
-                limitBodyBytes(limits.maxResponseBytes),
+                limitBodyBytesOf(limits.maxResponseBytes),
               ],
             },
           );
@@ -112,59 +113,9 @@ async function readEvents(events: AsyncIterable<unknown>, push: (event: unknown)
   }
 }
 
-/**
- * Fails a response whose body grows past `maxBytes`: the SDK would buffer an endless line (or an
- * endless stream of ignored events) until the heap runs out. The source is cancelled with it.
- */
-function limitBodyBytes(maxBytes: number): Middleware {
-  return async (request, next) => {
-    const response = await next(request);
-    if (response.body === null || NULL_BODY_STATUSES.has(response.status)) return response;
-    let bytes = 0;
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          bytes += chunk.byteLength;
-          if (bytes <= maxBytes) controller.enqueue(chunk);
-          else controller.error(new MalformedReplyError(`the reply is over ${maxBytes} bytes`));
-        },
-      }),
-    );
-    const { status, statusText, headers } = response;
-    return new Response(body, { status, statusText, headers });
-  };
-}
-
-/** Statuses a `Response` may not be built with a body for. */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-/**
- * The SDK's logger: each message formatted, cut short (on data that is not JSON it logs the whole
- * event, which a broken endpoint can make megabytes long) and made unable to start a GitHub
- * workflow command (that data is the endpoint's). `ANTHROPIC_LOG` still sets the level.
- */
-const CLIPPED_CONSOLE: Logger = {
-  error: (...args: unknown[]) => console.error(logged(args)),
-  warn: (...args: unknown[]) => console.warn(logged(args)),
-  info: (...args: unknown[]) => console.info(logged(args)),
-  debug: (...args: unknown[]) => console.debug(logged(args)),
-};
-
-function logged(args: readonly unknown[]): string {
-  return neutraliseCommands(clip(format(...args)));
-}
-
-/** Waits, unless the signal aborts first. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
+/** Bounds the response body (see `limitBodyBytes`). */
+function limitBodyBytesOf(maxBytes: number): Middleware {
+  return async (request, next) => limitBodyBytes(await next(request), maxBytes);
 }
 
 /**
@@ -191,10 +142,11 @@ function toParams(request: ModelRequest): Anthropic.MessageCreateParamsNonStream
 }
 
 function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
+  // Another provider's reasoning (a fork of an OpenAI-format run) is the transcript's, not the API's.
   const blocks =
     typeof message.content === "string"
       ? [{ type: "text" as const, text: message.content }]
-      : message.content;
+      : message.content.filter((block) => block.type !== "reasoning");
   if (!isNewest) return { role: message.role, content: blocks } as Anthropic.MessageParam;
   const last = blocks.length - 1;
   const content = blocks.map((block, index) =>

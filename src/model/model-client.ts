@@ -19,6 +19,31 @@ export type OtherBlock = { type: string; [key: string]: unknown };
 
 export type AssistantBlock = TextBlock | ToolUseBlock | OtherBlock;
 
+/**
+ * A model's reasoning from a provider other than Anthropic (DeepSeek's `reasoning_content`, an
+ * inline `<think>`): recorded in the transcript, never sent to the Messages API.
+ */
+export type ReasoningBlock = { type: "reasoning"; text: string };
+
+/**
+ * The key a tool call's input holds the raw arguments under when they were not valid JSON (an
+ * OpenAI-format reply): the loop answers such a call with an error and never runs it.
+ */
+export const INVALID_JSON_INPUT_KEY = "__invalid_json_arguments";
+
+/** The raw arguments of a call whose input is the invalid-JSON marker, else undefined. */
+export function invalidJsonArgumentsOf(input: unknown): string | undefined {
+  if (
+    typeof input !== "object" ||
+    input === null ||
+    !Object.hasOwn(input, INVALID_JSON_INPUT_KEY)
+  ) {
+    return undefined;
+  }
+  const raw: unknown = Reflect.get(input, INVALID_JSON_INPUT_KEY);
+  return typeof raw === "string" ? raw : String(raw);
+}
+
 export type Message =
   | { role: "user"; content: string | Array<TextBlock | ToolResultBlock> }
   | { role: "assistant"; content: AssistantBlock[] };

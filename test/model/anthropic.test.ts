@@ -2,7 +2,13 @@ import { delay, HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createAnthropicModel } from "../../src/model/anthropic.js";
-import { ModelError, type ModelRequest, type RetryNotice } from "../../src/model/model-client.js";
+import {
+  type AssistantBlock,
+  type Message,
+  ModelError,
+  type ModelRequest,
+  type RetryNotice,
+} from "../../src/model/model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "../../src/model/reply-limits.js";
 import {
   blockAtIndex,
@@ -146,6 +152,28 @@ describe("createAnthropicModel against the msw model server", () => {
 
     expect(api.requests[0]?.stop_sequences).toEqual(["\ntool_result("]);
     expect(api.requests[1]).not.toHaveProperty("stop_sequences");
+  });
+
+  test("another provider's reasoning blocks (a fork of an OpenAI-format run) are not sent", async () => {
+    api.queue(reply().text("ok").build());
+    const [first, second, third] = REQUEST.messages;
+    const withReasoning: ModelRequest = {
+      ...REQUEST,
+      messages: [
+        first as Message,
+        {
+          role: "assistant",
+          content: [
+            { type: "reasoning", text: "plan" },
+            ...((second?.content ?? []) as AssistantBlock[]),
+          ],
+        },
+        third as Message,
+      ],
+    };
+    await testModel().complete(withReasoning, { signal: new AbortController().signal });
+    const sent = api.requests[0]?.messages as Array<{ content: Array<{ type: string }> }>;
+    expect(sent[1]?.content.map((block) => block.type)).toEqual(["text", "tool_use", "tool_use"]);
   });
 
   test("a 401 is a ModelError with status 401 that points at ANTHROPIC_API_KEY", async () => {

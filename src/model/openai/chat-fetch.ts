@@ -1,0 +1,119 @@
+import { messageOf } from "../../errors.js";
+import { clip } from "../../format.js";
+import { limitBodyBytes } from "../limit-body-bytes.js";
+import type { CompleteOptions, RetryNotice } from "../model-client.js";
+
+/** Most bytes of an error body read: enough for any server's message, never a flood. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The `fetch` the SDK gets: it reports each failed attempt the SDK is about to retry through
+ * `onRetry`, rewrites error bodies the SDK would drop into its `{"error": {...}}` shape, and
+ * bounds every response body. The SDK retries exactly as it decides (`willSdkRetry` mirrors it).
+ */
+export function createChatFetch(
+  maxRetries: number,
+  maxResponseBytes: number,
+  options: CompleteOptions,
+  fetchImpl: Fetch = fetch,
+): Fetch {
+  return async (input, init) => {
+    const attempt = Number(new Headers(init?.headers).get("x-stainless-retry-count") ?? "0");
+    const willRetry = () => attempt < maxRetries && !options.signal.aborted;
+    const report = (notice: Omit<RetryNotice, "attempt" | "maxRetries">) =>
+      options.onRetry?.({ attempt: attempt + 1, maxRetries, ...notice });
+    let response: Response;
+    try {
+      response = await fetchImpl(input, init);
+    } catch (error) {
+      if (willRetry()) report({ status: null, delayMs: null, error: clip(messageOf(error)) });
+      throw error;
+    }
+    if (response.ok) return limitBodyBytes(response, maxResponseBytes);
+    const body = await readTextUpTo(response, MAX_ERROR_BODY_BYTES);
+    if (willRetry() && willSdkRetry(response)) {
+      report({
+        status: response.status,
+        delayMs: retryDelayMs(response.headers),
+        error: clip(errorMessageIn(body) ?? response.statusText) || `HTTP ${response.status}`,
+      });
+    }
+    const { status, statusText, headers } = response;
+    return new Response(toSdkErrorBody(body), { status, statusText, headers });
+  };
+}
+
+/** The openai SDK's own rule (`shouldRetry`): the server's `x-should-retry`, else the status. */
+function willSdkRetry(response: Response): boolean {
+  const header = response.headers.get("x-should-retry");
+  if (header === "true") return true;
+  if (header === "false") return false;
+  const { status } = response;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+function retryDelayMs(headers: Headers): number | null {
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (!Number.isNaN(ms)) return ms;
+  const seconds = Number.parseFloat(headers.get("retry-after") ?? "");
+  return Number.isNaN(seconds) ? null : seconds * 1_000;
+}
+
+/**
+ * An error body in the shape the SDK reads (`{"error": {"message", "type", "code"}}`). Servers
+ * send others: vLLM `{"object":"error","message":...}`, Ollama `{"error":"..."}`, FastAPI
+ * `{"detail":...}`, or an HTML page; the SDK keeps only the first shape's words.
+ */
+export function toSdkErrorBody(body: string): string {
+  const json = parseJson(body);
+  if (body.trim() === "" || (isRecord(json) && isRecord(json.error))) return body;
+  const message = errorMessageIn(body) ?? clip(body.trim(), 2_000);
+  const type = isRecord(json) && typeof json.type === "string" ? json.type : undefined;
+  const code = isRecord(json) ? json.code : undefined;
+  return JSON.stringify({ error: { message, type, code } });
+}
+
+/** The server's own words in an error body, whatever its shape. */
+function errorMessageIn(body: string): string | undefined {
+  const json = parseJson(body);
+  if (!isRecord(json)) return undefined;
+  const inner = isRecord(json.error) ? json.error.message : json.error;
+  const words = inner ?? json.message ?? json.detail;
+  if (words === undefined || words === null) return undefined;
+  return typeof words === "string" ? words : JSON.stringify(words);
+}
+
+/** The body's first `maxBytes` as text; the rest is cancelled. */
+async function readTextUpTo(response: Response, maxBytes: number): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    while (bytes < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+    }
+  } catch {
+    // A body cut short still says what it said so far.
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes));
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

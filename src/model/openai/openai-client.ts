@@ -1,0 +1,167 @@
+import OpenAI, { type ClientOptions } from "openai";
+import { messageOf } from "../../errors.js";
+import { clip } from "../../format.js";
+import { sleep } from "../abortable-sleep.js";
+import { CLIPPED_CONSOLE } from "../clipped-console.js";
+import { MalformedReplyError } from "../message-accumulator.js";
+import { type CompleteOptions, type ModelClient, toModelReply } from "../model-client.js";
+import { REPLY_LIMITS, type ReplyLimits } from "../reply-limits.js";
+import { isStreamBreak, notAnEventStream, toModelError } from "./chat-errors.js";
+import { createChatFetch } from "./chat-fetch.js";
+import { toApiMessage } from "./chat-reply.js";
+import { toChatParams } from "./chat-request.js";
+import { createChunkAccumulator } from "./chunk-accumulator.js";
+import { createToolNameMap } from "./tool-names.js";
+
+/** How one OpenAI-compatible server differs from the next; presets pick defaults, tasks override. */
+export type OpenAICompat = {
+  /** Send `stream_options: { include_usage: true }` (some servers reject it with a 422). */
+  streamUsage: boolean;
+  maxTokensField: "max_tokens" | "max_completion_tokens";
+  /** The system prompt as role `developer` (OpenAI reasoning models). */
+  developerRole: boolean;
+  /** `function.strict: true` on every tool. */
+  strictTools: boolean;
+  /** Send `tool_choice: "auto"` (some servers reject any tool_choice). */
+  sendToolChoice: boolean;
+  /** Send `reasoning_content` back on assistant turns with tool calls (DeepSeek thinking mode). */
+  reasoningSendBack: boolean;
+};
+
+export const DEFAULT_OPENAI_COMPAT: OpenAICompat = {
+  streamUsage: true,
+  maxTokensField: "max_tokens",
+  developerRole: false,
+  strictTools: false,
+  sendToolChoice: false,
+  reasoningSendBack: false,
+};
+
+export type OpenAIClientOptions = {
+  /** Resolved by agent-run; the SDK never reads `OPENAI_BASE_URL`. */
+  baseURL: string;
+  /** Resolved by agent-run; undefined sends no Authorization header (ollama, vllm). */
+  apiKey: string | undefined;
+  compat: OpenAICompat;
+  /** Retries of a failed request (the SDK's) and of a broken stream (this client's). */
+  maxRetries: number;
+  /** The preset's name, for messages and the reply's `provider`. */
+  provider: string;
+  /** The key's variable, for hints ("check OPENAI_API_KEY"). */
+  apiKeyEnv: string | undefined;
+  /** Bounds on a reply (tests lower them); default `REPLY_LIMITS`. */
+  replyLimits?: ReplyLimits;
+  /** First wait before retrying a broken stream; doubles each time, at most 8 s. */
+  retryBaseDelayMs?: number;
+};
+
+/** The SDK demands a key; with none, this one is sent nowhere (the header is removed). */
+const NO_KEY = "agent-run-no-key";
+
+/**
+ * Chat completions, streamed (`create` with `stream: true`: the `.stream()` helper merges unknown
+ * delta fields such as `reasoning_content` wrongly), behind `ModelClient`. The SDK retries a
+ * request that fails before its reply starts; a stream that breaks after, or ends without a
+ * finish reason, is retried here with the same budget: the one retry loop besides the SDK's.
+ */
+export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
+  const limits = options.replyLimits ?? REPLY_LIMITS;
+  const baseDelayMs = options.retryBaseDelayMs ?? 500;
+  const { maxRetries } = options;
+  return {
+    async complete(request, completeOptions) {
+      const names = createToolNameMap(request.tools);
+      const params = toChatParams(request, options.compat, names);
+      const client = createSdkClient(options, limits, completeOptions);
+      for (let attempt = 1; ; attempt += 1) {
+        let hasStarted = false;
+        try {
+          const { data: stream, response } = await client.chat.completions
+            .create({ ...params, stream: true }, { signal: completeOptions.signal })
+            .withResponse();
+          const notStream = notAnEventStream(response, options.baseURL);
+          if (notStream !== undefined) {
+            stream.controller.abort();
+            throw notStream;
+          }
+          hasStarted = true;
+          const accumulator = createChunkAccumulator(limits);
+          await readChunks(stream, (chunk) => accumulator.push(chunk));
+          const message = toApiMessage(accumulator.finish(), {
+            model: request.model,
+            provider: options.provider,
+            names,
+            requestChars: () => JSON.stringify(params).length,
+          });
+          return toModelReply(message);
+        } catch (error) {
+          const canRetry =
+            hasStarted &&
+            attempt <= maxRetries &&
+            !completeOptions.signal.aborted &&
+            isStreamBreak(error);
+          if (!canRetry) throw toModelError(error, completeOptions.signal, options);
+          const delayMs = Math.min(baseDelayMs * 2 ** (attempt - 1), 8_000);
+          completeOptions.onRetry?.({
+            attempt,
+            maxRetries,
+            status: null,
+            delayMs,
+            error:
+              error instanceof MalformedReplyError
+                ? `malformed reply: ${error.message}`
+                : `stream interrupted: ${clip(messageOf(error))}`,
+          });
+          await sleep(delayMs, completeOptions.signal);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * One SDK client per call, so its `fetch` reports to that call's `onRetry`. Every option the SDK
+ * would read from the environment is given (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID,
+ * OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY, OPENAI_WEBHOOK_SECRET, OPENAI_LOG), and the headers
+ * OPENAI_CUSTOM_HEADERS adds are replaced by ours: nothing reaches the server behind our back.
+ */
+function createSdkClient(
+  options: OpenAIClientOptions,
+  limits: ReplyLimits,
+  completeOptions: CompleteOptions,
+): OpenAI {
+  const defaultHeaders = options.apiKey === undefined ? { Authorization: null } : {};
+  return new ChatClient({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ?? NO_KEY,
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    maxRetries: options.maxRetries,
+    timeout: 10 * 60_000,
+    logger: CLIPPED_CONSOLE,
+    logLevel: "warn",
+    defaultHeaders,
+    fetch: createChatFetch(options.maxRetries, limits.maxResponseBytes, completeOptions),
+  });
+}
+
+/** The SDK's client with only the default headers it was given. */
+class ChatClient extends OpenAI {
+  constructor(clientOptions: ClientOptions) {
+    super(clientOptions);
+    // The constructor merges OPENAI_CUSTOM_HEADERS from the environment into these.
+    this._options = { ...this._options, defaultHeaders: clientOptions.defaultHeaders };
+  }
+}
+
+/** Feeds each chunk to `push`; data that is not JSON (the SDK's parse fails) is malformed. */
+async function readChunks(chunks: AsyncIterable<unknown>, push: (chunk: unknown) => void) {
+  try {
+    for await (const chunk of chunks) push(chunk);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new MalformedReplyError(`a chunk's data is not JSON: ${clip(error.message, 200)}`);
+  }
+}
