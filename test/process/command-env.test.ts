@@ -25,7 +25,7 @@ describe("buildCommandEnv", () => {
       VIRTUAL_ENV: "/w/.venv",
     };
 
-    expect(buildCommandEnv(env, API_KEY)).toEqual(env);
+    expect(buildCommandEnv(env, [API_KEY])).toEqual(env);
   });
 
   test("leaves out everything else: service URLs, tokens, keys, code-injecting variables", () => {
@@ -47,7 +47,7 @@ describe("buildCommandEnv", () => {
       LC_: "not a locale category",
     };
 
-    expect(buildCommandEnv(env, API_KEY)).toEqual({ PATH: "/usr/bin" });
+    expect(buildCommandEnv(env, [API_KEY])).toEqual({ PATH: "/usr/bin" });
   });
 
   test("drops an allow-listed variable whose value contains the API key", () => {
@@ -58,20 +58,20 @@ describe("buildCommandEnv", () => {
       TZ: "sk-ant-other",
     };
 
-    expect(buildCommandEnv(env, API_KEY)).toEqual({ HOME: "/home/u", TZ: "sk-ant-other" });
+    expect(buildCommandEnv(env, [API_KEY])).toEqual({ HOME: "/home/u", TZ: "sk-ant-other" });
   });
 
   test("without an API key (offline) or with an empty one, values are not filtered", () => {
     const env = { HOME: "/home/u", TZ: "", GITHUB_TOKEN: "ghp_x" };
 
-    expect(buildCommandEnv(env, undefined)).toEqual({ HOME: "/home/u", TZ: "" });
-    expect(buildCommandEnv(env, "")).toEqual({ HOME: "/home/u", TZ: "" });
+    expect(buildCommandEnv(env, [])).toEqual({ HOME: "/home/u", TZ: "" });
+    expect(buildCommandEnv(env, [""])).toEqual({ HOME: "/home/u", TZ: "" });
   });
 
   test("leaves out unset (undefined) variables and does not change its input", () => {
     const env = { HOME: "/home/u", USER: undefined, GITHUB_TOKEN: "x" };
 
-    const result = buildCommandEnv(env, API_KEY);
+    const result = buildCommandEnv(env, [API_KEY]);
 
     expect(result).toEqual({ HOME: "/home/u" });
     expect(Object.keys(result)).not.toContain("USER");

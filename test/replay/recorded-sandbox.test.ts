@@ -16,6 +16,15 @@ const INFO: InitInfo = {
     file: "t.yaml",
     prompt: "Go.",
     system: undefined,
+    provider: {
+      name: "anthropic",
+      api: "anthropic",
+      baseURL: "https://api.anthropic.com",
+      apiKeyEnv: "ANTHROPIC_API_KEY",
+      compat: {},
+      origin: undefined,
+    },
+    toolProtocol: "native",
     limits: {
       maxSteps: 5,
       maxTokens: 1000,

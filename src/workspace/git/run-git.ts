@@ -91,7 +91,7 @@ function gitEnvironment(gitDir: string): Record<string, string> {
     return value === undefined ? [] : [[name, value] as const];
   });
   return {
-    ...buildCommandEnv(process.env, undefined),
+    ...buildCommandEnv(process.env, []),
     ...Object.fromEntries(install),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: devNull,
