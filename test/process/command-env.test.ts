@@ -61,6 +61,13 @@ describe("buildCommandEnv", () => {
     expect(buildCommandEnv(env, [API_KEY])).toEqual({ HOME: "/home/u", TZ: "sk-ant-other" });
   });
 
+  test("drops a variable holding any of the providers' keys, not only Anthropic's", () => {
+    const deepseek = "dsk-deepseek-0123456789";
+    const env = { HOME: "/home/u", TZ: deepseek, LANG: `C.${API_KEY}`, TERM: "xterm" };
+
+    expect(buildCommandEnv(env, [API_KEY, deepseek])).toEqual({ HOME: "/home/u", TERM: "xterm" });
+  });
+
   test("without an API key (offline) or with an empty one, values are not filtered", () => {
     const env = { HOME: "/home/u", TZ: "", GITHUB_TOKEN: "ghp_x" };
 
