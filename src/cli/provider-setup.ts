@@ -78,8 +78,11 @@ export function resolveCredentials(tasks: readonly Task[], env: Env): Map<Task, 
   for (const task of tasks) {
     const { name, api, apiKeyEnv } = task.provider;
     const apiKey = apiKeyEnv === undefined ? undefined : nonEmpty(env[apiKeyEnv]);
+    // Anthropic's own variable goes only to the anthropic preset's endpoint, never to another's.
     const authToken =
-      api === "anthropic" && apiKey === undefined ? nonEmpty(env.ANTHROPIC_AUTH_TOKEN) : undefined;
+      name === "anthropic" && api === "anthropic" && apiKey === undefined
+        ? nonEmpty(env.ANTHROPIC_AUTH_TOKEN)
+        : undefined;
     const preset = PROVIDER_PRESETS[name];
     const isRequired = preset.isKeyRequired || apiKeyEnv !== preset.apiKeyEnv;
     if (isRequired && apiKeyEnv !== undefined && apiKey === undefined && authToken === undefined) {

@@ -269,6 +269,48 @@ describe("Anthropic-compatible gateways", () => {
   });
 });
 
+describe("which credential goes where (the Messages API on other providers)", () => {
+  test("a local server (ollama, api: anthropic) gets no credential, even with Anthropic's variables set", async () => {
+    await using server = await startMockHttpServer();
+    server.queue(reply().text("Done."));
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "t.yaml": `prompt: Go.\nworkspace: ws\nmodel: qwen3\nprovider:\n  name: ollama\n  api: anthropic\n  base_url: ${server.url}\n`,
+      },
+    });
+
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: { ANTHROPIC_API_KEY: "sk-ant-real-123456", ANTHROPIC_AUTH_TOKEN: "real-token-123456" },
+    });
+
+    expect(run.exitCode).toBe(0);
+    expect(server.headers[0]?.["x-api-key"]).toBeUndefined();
+    expect(server.headers[0]?.authorization).toBeUndefined();
+    expect(JSON.stringify(server.headers)).not.toMatch(/sk-ant-real|real-token/);
+  });
+
+  test("deepseek over the Messages API sends DEEPSEEK_API_KEY, not ANTHROPIC_API_KEY", async () => {
+    await using server = await startMockHttpServer();
+    server.queue(reply().text("Done."));
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "t.yaml": `prompt: Go.\nworkspace: ws\nmodel: deepseek-chat\nprovider:\n  name: deepseek\n  api: anthropic\n  base_url: ${server.url}\n`,
+      },
+    });
+
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: { ANTHROPIC_API_KEY: "sk-ant-real-123456", DEEPSEEK_API_KEY: "ds-key-123456" },
+    });
+
+    expect(run.exitCode).toBe(0);
+    // This SDK sends a key as a Bearer token too.
+    expect(server.headers[0]?.authorization).toBe("Bearer ds-key-123456");
+    expect(JSON.stringify(server.headers)).not.toContain("sk-ant-real");
+  });
+});
+
 describe("hints name the provider's variable and base URL", () => {
   async function runAgainst(provider: string, env: Record<string, string>) {
     const dir = await tmpWorkspace({
