@@ -39,8 +39,9 @@ export async function runBatch(
   budget: BatchBudget,
   signal: AbortSignal,
 ): Promise<TaskSummary[]> {
-  // The first task whose API key was refused (401/403): later tasks are not started.
-  const state: { refusedKey?: string } = {};
+  // Per key and endpoint, the first task whose key was refused (401/403): later tasks using the
+  // same key there are not started; tasks on other providers still run.
+  const state: BatchState = { refusedKeys: new Map() };
   return mapWithConcurrency(batch.tasks, batch.concurrency, (task) =>
     runOne(task, { batch, log, budget, signal, state }),
   );
@@ -51,8 +52,15 @@ type BatchContext = {
   log: BatchLog;
   budget: BatchBudget;
   signal: AbortSignal;
-  state: { refusedKey?: string };
+  state: BatchState;
 };
+
+type BatchState = { refusedKeys: Map<string, string> };
+
+/** Which key a task sends where: tasks sharing it are refused alike. */
+function keyOf(task: Task): string {
+  return JSON.stringify([task.provider.apiKeyEnv, task.provider.baseURL]);
+}
 
 /** Runs one task of the batch (or records it as skipped or not started); never throws. */
 async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
@@ -60,9 +68,10 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
   const model = batch.modelOf(task);
   if (signal.aborted) return notStarted(task, model.name, batch.outDir);
   const spent = budget.exhausted();
+  const refusedIn = state.refusedKeys.get(keyOf(task));
   const skipReason =
-    state.refusedKey !== undefined
-      ? `not run: the API refused the key in task "${state.refusedKey}"; check ANTHROPIC_API_KEY`
+    refusedIn !== undefined
+      ? `not run: the API refused the key in task "${refusedIn}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
       : spent === undefined
         ? undefined
         : budget.describe(spent);
@@ -86,8 +95,13 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
         budget.record(usage, estimateCostUsd(batch.prices, model.name, usage));
       }
       // A refused key fails every task alike: say it once, and start no more tasks.
-      if (event.type === "model_error" && event.category === "authentication")
-        state.refusedKey ??= task.name;
+      if (
+        event.type === "model_error" &&
+        event.category === "authentication" &&
+        !state.refusedKeys.has(keyOf(task))
+      ) {
+        state.refusedKeys.set(keyOf(task), task.name);
+      }
       log.onEvent(task.name, event);
     },
     onCheck: (check) => log.onCheck(task.name, check),

@@ -1,4 +1,4 @@
-import type { Redactor } from "../redact.js";
+import { createRedactor, type Redactor } from "../redact.js";
 import type { ReportIo } from "../report/reporter.js";
 import { neutraliseCommands } from "../workflow-commands.js";
 
@@ -62,4 +62,14 @@ export function withRedaction(io: CliIo, redact: Redactor): CliIo {
     writeErrRaw: writeRaw === undefined ? undefined : (text) => writeRaw(guard(text)),
     writeCommand: (line) => writeCommand(redact(line)),
   };
+}
+
+/**
+ * `io` with these values hidden too (the tasks' key variables, known once the tasks are loaded),
+ * on top of what `main` already hides.
+ */
+export function withMoreSecrets(io: CliIo, secrets: readonly string[]): CliIo {
+  const more = createRedactor(secrets);
+  const redact = io.redact;
+  return withRedaction(io, (text) => more(redact === undefined ? text : redact(text)));
 }

@@ -4,14 +4,25 @@ import { ConfigError, messageOf } from "../errors.js";
 import { createAnthropicModel } from "../model/anthropic.js";
 import type { ApiMessage, ModelClient } from "../model/model-client.js";
 import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
+import { effectiveCompat, PROVIDER_PRESETS } from "../model/providers.js";
 import { createReplayModel } from "../model/replay-model.js";
 import type { RecordedRun } from "../replay/recorded-run.js";
 import type { Task } from "../task/schema.js";
 import { parseDuration } from "../task/schema-fields.js";
 import { nonEmpty } from "./flag-values.js";
+import { endpointOf, resolveCredentials } from "./provider-setup.js";
 
-/** Gives each task its model client. */
-export type ModelFactory = (task: Task) => ModelClient;
+/** Gives each task its model client (the model name picks the OpenAI compat defaults). */
+export type ModelFactory = (task: Task, modelName: string) => ModelClient;
+
+/** `tool_protocol: text` tasks get their client wrapped; the module loads only when one is in the batch. */
+async function textProtocolWrapper(
+  tasks: readonly Task[],
+): Promise<(task: Task, client: ModelClient) => ModelClient> {
+  if (!tasks.some((task) => task.toolProtocol === "text")) return (_task, client) => client;
+  const { withTextProtocol } = await import("../model/text-protocol.js");
+  return (task, client) => (task.toolProtocol === "text" ? withTextProtocol(client) : client);
+}
 
 /** Offline: each task plays its replies file; a task without one is an error before anything runs. */
 export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFactory> {
@@ -37,31 +48,60 @@ export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFacto
       );
     }
   }
-  return (task) => createReplayModel(replies.get(task.name) ?? [], task.replies ?? task.file);
+  const wrap = await textProtocolWrapper(tasks);
+  return (task) =>
+    wrap(task, createReplayModel(replies.get(task.name) ?? [], task.replies ?? task.file));
 }
 
 /**
- * Live: the Messages API with the key (required) and an optional base URL (proxy, gateway). One
- * client serves every task: it keeps no state between requests.
+ * Live: each task's provider, with the credential and base URL agent-run resolved (the SDKs read
+ * no environment variable). Tasks on the same endpoint share one client: it keeps no state
+ * between requests. The OpenAI client's module loads only when a task uses that API.
+ * @throws ConfigError for a missing key, naming each task's file, line and variable.
  */
-export function liveModels(
-  taskCount: number,
-  apiKey: string | undefined,
+export async function liveModels(
+  tasks: readonly Task[],
   env: Readonly<Record<string, string | undefined>>,
-): ModelFactory {
-  if (apiKey === undefined) {
-    throw new ConfigError(
-      `ANTHROPIC_API_KEY is not set; export it to run ${taskCount === 1 ? "this task" : `these ${taskCount} tasks`} against the API, or add --offline to play the tasks' scripted replies`,
-    );
-  }
+): Promise<ModelFactory> {
+  const credentials = resolveCredentials(tasks, env);
   const settings = retrySettings(env);
-  const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
-  const model = createAnthropicModel({
-    apiKey,
-    baseURL,
-    ...settings,
-  });
-  return () => model;
+  const openai = tasks.some((task) => task.provider.api === "openai")
+    ? await import("../model/openai/openai-client.js")
+    : undefined;
+  const wrap = await textProtocolWrapper(tasks);
+  const clients = new Map<string, ModelClient>();
+  return (task, modelName) => {
+    const credential = credentials.get(task) ?? resolveCredentials([task], env).get(task);
+    if (credential === undefined) throw new Error(`no credential resolved for task ${task.name}`);
+    const { provider } = task;
+    const endpoint = endpointOf(provider, credential);
+    const compat =
+      provider.api === "openai" ? effectiveCompat(provider.name, modelName, provider.compat) : {};
+    const key = JSON.stringify([provider.api, endpoint, credential, compat]);
+    let client = clients.get(key);
+    if (client === undefined) {
+      if (provider.api === "anthropic") {
+        client = createAnthropicModel({
+          ...credential,
+          baseURL: endpoint.baseURL,
+          endpoint,
+          ...settings,
+        });
+      } else {
+        if (openai === undefined) throw new Error("the OpenAI client module was not loaded");
+        client = openai.createOpenAIClient({
+          baseURL: endpoint.baseURL,
+          apiKey: credential.apiKey,
+          compat: effectiveCompat(provider.name, modelName, provider.compat),
+          maxRetries: settings.maxRetries,
+          provider: provider.name,
+          apiKeyEnv: provider.apiKeyEnv,
+        });
+      }
+      clients.set(key, client);
+    }
+    return wrap(task, client);
+  };
 }
 
 /** `AGENT_RUN_MAX_RETRIES` (default 4) and `AGENT_RUN_RETRY_DELAY` (first wait, default 500ms). */
@@ -111,11 +151,11 @@ export async function continuationModel(options: {
   untilStep: number;
   isOffline: boolean;
   model: string | undefined;
-  apiKey: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
 }): Promise<{ model: ModelClient; name: string }> {
   const task = options.task ?? options.recorded.task;
   const name = options.model ?? task.model ?? options.recorded.model;
+  const wrap = await textProtocolWrapper([task]);
   if (options.isOffline) {
     if (task.replies === undefined) {
       throw new ConfigError(
@@ -124,8 +164,27 @@ export async function continuationModel(options: {
     }
     const { loadReplies } = await import("../task/load-replies.js");
     const replies = await loadReplies(task.replies, relative(process.cwd(), task.replies));
-    return { model: createReplayModel(replies.slice(options.untilStep), task.replies), name };
+    return {
+      model: wrap(task, createReplayModel(replies.slice(options.untilStep), task.replies)),
+      name,
+    };
   }
-  const factory = liveModels(1, options.apiKey, options.env);
-  return { model: factory(task), name };
+  if (options.task === undefined) refuseRecordedEndpoint(options.recorded);
+  const factory = await liveModels([task], options.env);
+  return { model: factory(task, name), name };
+}
+
+/**
+ * A key goes only where a task file or a preset says: a transcript edited to name another base
+ * URL or key variable would otherwise send the user's key there on a live fork or resume.
+ */
+function refuseRecordedEndpoint(recorded: RecordedRun): void {
+  const { provider } = recorded.task;
+  const preset = PROVIDER_PRESETS[provider.name];
+  const presetURL = provider.api === preset.api ? preset.baseURL : preset.anthropicBaseURL;
+  const isPresetURL = provider.baseURL === undefined || provider.baseURL === presetURL;
+  if (isPresetURL && provider.apiKeyEnv === preset.apiKeyEnv) return;
+  throw new ConfigError(
+    `${recorded.path}:1: task.provider: the recorded run used base URL ${provider.baseURL ?? "(none)"} and key variable ${provider.apiKeyEnv ?? "(none)"}, not the ${provider.name} preset's; agent-run sends a key only where a task file says: give the task file with --task to continue it live`,
+  );
 }

@@ -1,5 +1,8 @@
 import { parseShard, type Shard } from "../batch/shard.js";
 import { ConfigError } from "../errors.js";
+import { isProviderName, PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
+import { closestName } from "../task/closest-name.js";
+import { baseUrlProblem } from "../task/provider-schema.js";
 import type { CommandSpec } from "./command-spec.js";
 import {
   durationFlag,
@@ -15,6 +18,10 @@ export type RunOptions = {
   patterns: string[];
   outDir: string;
   model: string | undefined;
+  /** `--provider`: every task's preset (a different one replaces the task's provider section). */
+  provider: ProviderName | undefined;
+  /** `--base-url`: every task's base URL. */
+  baseURL: string | undefined;
   maxSteps: number | undefined;
   maxTokens: number | undefined;
   timeoutMs: number | undefined;
@@ -54,6 +61,14 @@ const RUN_FLAGS = {
     alias: "m",
     type: "string",
     describe: "Model id for every task (else the task's, then ANTHROPIC_MODEL)",
+  },
+  provider: {
+    type: "string",
+    describe: `Provider preset for every task (${PROVIDER_NAMES.join(", ")}); overrides the task's provider section`,
+  },
+  "base-url": {
+    type: "string",
+    describe: "Base URL of the model API for every task (overrides provider.base_url)",
   },
   "max-steps": { type: "string", describe: "Override every task's limits.max_steps (model calls)" },
   "max-tokens": {
@@ -149,6 +164,8 @@ export function parseRunOptions(
     patterns,
     outDir: stringFlag(raw.out) ?? DEFAULT_OUT_DIR,
     model: stringFlag(raw.model),
+    provider: providerFlag(stringFlag(raw.provider)),
+    baseURL: baseUrlFlag(stringFlag(raw["base-url"])),
     maxSteps: positiveIntFlag("--max-steps", raw["max-steps"], 100_000),
     maxTokens: positiveIntFlag("--max-tokens", raw["max-tokens"], 10_000_000_000),
     timeoutMs: durationFlag("--timeout", raw.timeout),
@@ -166,4 +183,18 @@ export function parseRunOptions(
     bashAllow: patternListFlag(raw["bash-allow"]),
     bashDeny: patternListFlag(raw["bash-deny"]),
   };
+}
+
+function providerFlag(value: string | undefined): ProviderName | undefined {
+  if (value === undefined || isProviderName(value)) return value;
+  const guess = closestName(value, PROVIDER_NAMES);
+  throw new ConfigError(
+    `--provider: unknown provider ${JSON.stringify(value)}${guess === undefined ? "" : ` (did you mean "${guess}"?)`}; expected one of ${PROVIDER_NAMES.join(", ")}`,
+  );
+}
+
+function baseUrlFlag(value: string | undefined): string | undefined {
+  const problem = value === undefined ? undefined : baseUrlProblem(value);
+  if (problem !== undefined) throw new ConfigError(`--base-url: ${problem}`);
+  return value;
 }

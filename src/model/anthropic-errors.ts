@@ -16,6 +16,7 @@ import {
 } from "@anthropic-ai/sdk/error";
 import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
+import { type Endpoint, endpointHint, NotEventStreamError } from "./endpoint-hints.js";
 import { MalformedReplyError } from "./message-accumulator.js";
 import {
   type CompleteOptions,
@@ -122,9 +123,19 @@ function retryDelayMs(headers: Headers): number | null {
   return Number.isNaN(seconds) ? null : seconds * 1_000;
 }
 
-/** Maps SDK failures onto `ModelError`; an abort is rethrown as the signal's reason. */
-export function toModelError(error: unknown, signal: AbortSignal): unknown {
+/** Maps SDK failures onto `ModelError`, with hints naming `endpoint`'s settings; an abort is rethrown as the signal's reason. */
+export function toModelError(error: unknown, signal: AbortSignal, endpoint: Endpoint): unknown {
   if (signal.aborted || error instanceof APIUserAbortError) return signal.reason ?? error;
+  if (error instanceof NotEventStreamError) {
+    const hint = endpointHint(endpoint, {
+      kind: "not_event_stream",
+      contentType: error.contentType,
+    });
+    return new ModelError(`the model API's reply is not an event stream${hint}`, {
+      category: "invalid_request",
+      cause: error,
+    });
+  }
   if (error instanceof MalformedReplyError) {
     // The server's fault, like a broken stream: retried already, and worth trying again later.
     return new ModelError(`the model API sent a malformed reply: ${error.message}`, {
@@ -136,14 +147,15 @@ export function toModelError(error: unknown, signal: AbortSignal): unknown {
   const category = categoryOf(error);
   const retryable = isRetryable(error);
   if (error instanceof APIConnectionError) {
-    return new ModelError(`could not reach the model API: ${clip(error.message)}`, {
+    const hint = endpointHint(endpoint, { kind: "unreachable", cause: error });
+    return new ModelError(`could not reach the model API: ${clip(error.message)}${hint}`, {
       category,
       isRetryable: retryable,
       cause: error,
     });
   }
   if (error instanceof APIError) {
-    return new ModelError(describeApiError(error, category), {
+    return new ModelError(describeApiError(error, endpoint), {
       status: error.status ?? null,
       category,
       isRetryable: retryable,
@@ -153,13 +165,11 @@ export function toModelError(error: unknown, signal: AbortSignal): unknown {
   return new ModelError(`model call failed: ${clip(messageOf(error))}`, { cause: error });
 }
 
-function describeApiError(error: APIError, category: ModelErrorCategory): string {
+function describeApiError(error: APIError, endpoint: Endpoint): string {
   const hint =
-    error instanceof AuthenticationError
-      ? " (check ANTHROPIC_API_KEY)"
-      : category === "not_found"
-        ? " (check the model name and ANTHROPIC_BASE_URL)"
-        : "";
+    error.status === undefined
+      ? ""
+      : endpointHint(endpoint, { kind: "status", status: error.status });
   // The API's words are the server's input: a broken one may send megabytes.
   return `model API error ${error.status ?? ""}: ${clip(apiErrorMessage(error))}${hint}`
     .replace(/\s+/g, " ")

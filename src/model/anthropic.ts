@@ -5,6 +5,11 @@ import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
 
 class MessagesClient extends BaseAnthropic {
   messages: Messages = new Messages(this);
+
+  // agent-run resolves the credential itself: never the SDK's profiles or config files.
+  protected override _shouldResolveDefaultCredentials(): boolean {
+    return false;
+  }
 }
 
 import { messageOf } from "../errors.js";
@@ -12,6 +17,7 @@ import { clip } from "../format.js";
 import { sleep } from "./abortable-sleep.js";
 import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
 import { CLIPPED_CONSOLE } from "./clipped-console.js";
+import { type Endpoint, isEventStream, NotEventStreamError } from "./endpoint-hints.js";
 import { limitBodyBytes } from "./limit-body-bytes.js";
 import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
 import type { ApiMessage, Message, ModelClient, ModelRequest } from "./model-client.js";
@@ -19,9 +25,14 @@ import { toModelReply } from "./model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "./reply-limits.js";
 
 export type AnthropicModelOptions = {
-  apiKey: string;
-  /** Defaults to the SDK's own (https://api.anthropic.com). */
+  /** Sent as `x-api-key`. At most one of `apiKey` and `authToken`; neither: no credential sent. */
+  apiKey?: string | undefined;
+  /** Sent as `Authorization: Bearer` (gateways that want a token: `ANTHROPIC_AUTH_TOKEN`). */
+  authToken?: string | undefined;
+  /** Default https://api.anthropic.com; the SDK never reads ANTHROPIC_BASE_URL itself. */
   baseURL?: string | undefined;
+  /** Names the provider, base URL and key variable in error hints; default Anthropic's. */
+  endpoint?: Endpoint;
   /**
    * Retries of a failed request (the SDK's loop) and of a broken stream (this client's), each
    * reported through `onRetry`.
@@ -45,9 +56,17 @@ const EPHEMERAL = { type: "ephemeral" } as const;
  */
 export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
   const maxRetries = options.maxRetries ?? 4;
+  const baseURL = options.baseURL ?? DEFAULT_BASE_URL;
+  const endpoint = options.endpoint ?? {
+    provider: "anthropic",
+    baseURL,
+    apiKeyEnv: "ANTHROPIC_API_KEY",
+  };
   const client = new MessagesClient({
-    apiKey: options.apiKey,
-    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    ...credentialOptions(options),
+    // Every option the SDK would otherwise read from the environment is given explicitly.
+    baseURL,
+    webhookKey: null,
     maxRetries,
     timeout: options.requestTimeoutMs ?? 10 * 60_000,
     logger: CLIPPED_CONSOLE,
@@ -68,6 +87,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
             {
               signal: completeOptions.signal,
               middleware: [
+                // Outside the retry reporter: the SDK does not retry it, so no retry is reported.
+                requireEventStream,
                 retryReporter(maxRetries, completeOptions),
                 limitBodyBytesOf(limits.maxResponseBytes),
               ],
@@ -84,7 +105,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
             attempt <= maxRetries &&
             !completeOptions.signal.aborted &&
             isStreamBreak(error);
-          if (!canRetry) throw toModelError(error, completeOptions.signal);
+          if (!canRetry) throw toModelError(error, completeOptions.signal, endpoint);
           const delayMs = Math.min(baseDelayMs * 2 ** (attempt - 1), 8_000);
           completeOptions.onRetry?.({
             attempt,
@@ -102,6 +123,31 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
     },
   };
 }
+
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
+
+/**
+ * The credential as the SDK takes it: the key, else the token, else none, with the Authorization
+ * header marked as omitted on purpose (a local server needs no key; the SDK would refuse).
+ */
+function credentialOptions(options: AnthropicModelOptions) {
+  if (options.apiKey !== undefined) return { apiKey: options.apiKey, authToken: null };
+  if (options.authToken !== undefined) return { apiKey: null, authToken: options.authToken };
+  return { apiKey: null, authToken: null, defaultHeaders: { authorization: null } };
+}
+
+/**
+ * A 200 reply that is not an event stream (a web page at a wrong base URL) fails here, before the
+ * SDK reads it as one; an error thrown by a middleware is not retried by the SDK.
+ */
+const requireEventStream: Middleware = async (request, next) => {
+  const response = await next(request);
+  if (response.ok && !isEventStream(response)) {
+    await response.body?.cancel();
+    throw new NotEventStreamError(response.headers.get("content-type"));
+  }
+  return response;
+};
 
 /** Feeds each event to `push`; data that is not JSON (the SDK's parse fails) is malformed. */
 async function readEvents(events: AsyncIterable<unknown>, push: (event: unknown) => void) {

@@ -50,16 +50,18 @@ const LOCALE_NAME = /^LC_[A-Z_]+$/;
 
 /**
  * The one environment builder: what the agent's commands, checks and agent-run's own git start
- * from. The allow-listed variables of the runner's own, minus any whose value contains the API key.
+ * from. The allow-listed variables of the runner's own, minus any whose value contains one of the
+ * API keys (`keys`: every provider key the batch may use, see `providerSecrets`).
  */
 export function buildCommandEnv(
   env: Readonly<Record<string, string | undefined>>,
-  apiKey: string | undefined,
+  keys: readonly string[],
 ): Record<string, string> {
+  const secrets = keys.filter((key) => key !== "");
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !isAllowedName(name)) continue;
-    if (apiKey !== undefined && apiKey !== "" && value.includes(apiKey)) continue;
+    if (secrets.some((key) => value.includes(key))) continue;
     result[name] = value;
   }
   return result;

@@ -2,6 +2,9 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { TranscriptError } from "../errors.js";
 import type { ApiMessage } from "../model/model-client.js";
+import { PROVIDER_NAMES } from "../model/providers.js";
+import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
+import { toCompat } from "../task/resolve-provider.js";
 import { TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
@@ -31,6 +34,23 @@ export type RecordedRun = {
   ending: { status: string; errors: string[] } | undefined;
 };
 
+/** Transcripts from before providers existed ran on Anthropic's API with native tool calls. */
+const RecordedProviderSchema = z
+  .object({
+    name: z.enum(PROVIDER_NAMES),
+    api: z.enum(["anthropic", "openai"]),
+    base_url: baseUrlField.nullable(),
+    api_key_env: apiKeyEnvField.nullable(),
+    compat: CompatSchema.unwrap().nullable(),
+  })
+  .prefault({
+    name: "anthropic",
+    api: "anthropic",
+    base_url: null,
+    api_key_env: null,
+    compat: null,
+  });
+
 const RecordedTaskSchema = z.looseObject({
   name: z.string(),
   file: z.string(),
@@ -47,6 +67,8 @@ const RecordedTaskSchema = z.looseObject({
     max_context_tokens: z.number().default(150_000),
   }),
   tools: z.array(z.enum(TOOL_NAMES)),
+  provider: RecordedProviderSchema,
+  tool_protocol: z.enum(["native", "text"]).default("native"),
   bash: z.object({
     timeout_ms: z.number(),
     env: z.record(z.string(), z.string()).default({}),
@@ -147,6 +169,15 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
     prompt: recorded.prompt,
     system: recorded.extra_system ?? undefined,
     model: recorded.model,
+    provider: {
+      name: recorded.provider.name,
+      api: recorded.provider.api,
+      baseURL: recorded.provider.base_url ?? undefined,
+      apiKeyEnv: recorded.provider.api_key_env ?? undefined,
+      compat: toCompat(recorded.provider.compat ?? {}),
+      origin: `${path}:1: task.provider`,
+    },
+    toolProtocol: recorded.tool_protocol,
     workspace: recorded.workspace.source,
     limits: {
       maxSteps: recorded.limits.max_steps,

@@ -4,6 +4,7 @@ import type { TaskFileProblem } from "../errors.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
+import { resolveProvider } from "./resolve-provider.js";
 import {
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_LIMITS,
@@ -22,8 +23,9 @@ export function resolveTask(
   data: TaskFile,
   locator: Locator,
 ): { task: Task; problems: TaskFileProblem[] } {
-  const task = buildTask(file, data, locator);
-  const problems: TaskFileProblem[] = [];
+  const provider = resolveProvider(file, data, locator);
+  const task = { ...buildTask(file, data, locator), provider: provider.provider };
+  const problems: TaskFileProblem[] = [...provider.problems];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
       file,
@@ -44,7 +46,7 @@ export function resolveTask(
   return { task, problems };
 }
 
-function buildTask(file: string, data: TaskFile, locator: Locator): Task {
+function buildTask(file: string, data: TaskFile, locator: Locator): Omit<Task, "provider"> {
   const folder = dirname(file);
   return {
     name: data.name ?? parse(file).name,
@@ -52,6 +54,7 @@ function buildTask(file: string, data: TaskFile, locator: Locator): Task {
     prompt: data.prompt,
     system: data.system,
     model: data.model,
+    toolProtocol: data.tool_protocol ?? "native",
     workspace: resolve(folder, data.workspace),
     limits: {
       maxSteps: data.limits?.max_steps ?? DEFAULT_LIMITS.maxSteps,

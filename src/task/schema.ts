@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { Check } from "../checks/types.js";
+import type { OpenAICompat } from "../model/openai/openai-client.js";
+import type { ProviderApi, ProviderName } from "../model/providers.js";
 import {
   DEFAULT_SANDBOX_LIMITS,
   formatBytes,
@@ -9,6 +11,7 @@ import {
 import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
+import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
 import { byteSize, duration, positiveInt, positiveUsd } from "./schema-fields.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
@@ -74,6 +77,7 @@ export const TaskFileSchema = z
       .describe(
         `Model id for this task. The --model option overrides it; without either, ANTHROPIC_MODEL, then ${DEFAULT_MODEL}.`,
       ),
+    provider: ProviderSchema,
     limits: z
       .object({
         max_steps: positiveInt(
@@ -115,6 +119,7 @@ export const TaskFileSchema = z
       .array(z.enum(TOOL_NAMES))
       .optional()
       .describe(`Tools the agent may use. Default: all of ${TOOL_NAMES.join(", ")}.`),
+    tool_protocol: ToolProtocolSchema,
     bash: z
       .object({
         timeout: duration(
@@ -213,6 +218,23 @@ export type Limits = {
   maxContextTokens: number;
 };
 
+/**
+ * The model API a task talks to. `baseURL` and `apiKeyEnv` are what the task (or a flag) says;
+ * the CLI fills in the preset's before the run, so the init line records what was used.
+ */
+export type ProviderSettings = {
+  name: ProviderName;
+  api: ProviderApi;
+  baseURL: string | undefined;
+  apiKeyEnv: string | undefined;
+  /** The task's own compat settings; the preset's defaults for the model fill in the rest. */
+  compat: Partial<OpenAICompat>;
+  /** Where the settings were written (`file:line:col: provider`), for messages; undefined: the default. */
+  origin: string | undefined;
+};
+
+export type ToolProtocol = "native" | "text";
+
 /** A validated task with defaults applied and paths made absolute. */
 export type Task = {
   name: string;
@@ -223,6 +245,8 @@ export type Task = {
   system: string | undefined;
   /** The task's own model, if it names one; the CLI resolves the final model. */
   model: string | undefined;
+  provider: ProviderSettings;
+  toolProtocol: ToolProtocol;
   /** Absolute path of the workspace folder. */
   workspace: string;
   limits: Limits;

@@ -1,5 +1,7 @@
 import type { Check } from "../checks/types.js";
-import type { Limits } from "../task/schema.js";
+import type { OpenAICompat } from "../model/openai/openai-client.js";
+import { effectiveCompat } from "../model/providers.js";
+import type { Limits, ProviderSettings, ToolProtocol } from "../task/schema.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
 
@@ -14,6 +16,8 @@ export type InitInfo = {
     file: string;
     prompt: string;
     system: string | undefined;
+    provider: ProviderSettings;
+    toolProtocol: ToolProtocol;
     limits: Limits;
     bash: {
       timeoutMs: number;
@@ -62,6 +66,8 @@ export function initLine(info: InitInfo): InitLineShape {
       system: info.system,
       extra_system: task.system ?? null,
       model: info.model,
+      provider: providerLine(task.provider, info.model),
+      tool_protocol: task.toolProtocol,
       limits: {
         max_steps: task.limits.maxSteps,
         max_tokens: task.limits.maxTokens,
@@ -99,6 +105,34 @@ export function initLine(info: InitInfo): InitLineShape {
       offline: info.offline,
     },
     ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+  };
+}
+
+/**
+ * The provider as the run used it: the base URL and key variable the CLI resolved (never the key)
+ * and, for the OpenAI format, every compat setting (the preset's for the model, then the task's).
+ */
+function providerLine(provider: ProviderSettings, model: string): Record<string, unknown> {
+  return {
+    name: provider.name,
+    api: provider.api,
+    base_url: provider.baseURL ?? null,
+    api_key_env: provider.apiKeyEnv ?? null,
+    compat:
+      provider.api === "openai"
+        ? compatLine(effectiveCompat(provider.name, model, provider.compat))
+        : null,
+  };
+}
+
+function compatLine(compat: OpenAICompat): Record<string, unknown> {
+  return {
+    stream_usage: compat.streamUsage,
+    max_tokens_field: compat.maxTokensField,
+    developer_role: compat.developerRole,
+    strict_tools: compat.strictTools,
+    send_tool_choice: compat.sendToolChoice,
+    reasoning_send_back: compat.reasoningSendBack,
   };
 }
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   isBrokenStream,
@@ -17,6 +17,8 @@ import {
 export type MockHttpServer = AsyncDisposable & {
   url: string;
   requests: Array<Record<string, unknown>>;
+  /** The headers of each request in `requests`, in the same order. */
+  headers: IncomingHttpHeaders[];
   queue(...items: Array<Scripted | ReplyBuilder>): void;
   remaining(): number;
 };
@@ -24,6 +26,7 @@ export type MockHttpServer = AsyncDisposable & {
 export async function startMockHttpServer(): Promise<MockHttpServer> {
   const queue: Scripted[] = [];
   const requests: Array<Record<string, unknown>> = [];
+  const headers: IncomingHttpHeaders[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -39,6 +42,7 @@ export async function startMockHttpServer(): Promise<MockHttpServer> {
         return;
       }
       requests.push(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>);
+      headers.push(request.headers);
       const item = queue.shift();
       if (item === undefined) {
         response.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
@@ -75,6 +79,7 @@ export async function startMockHttpServer(): Promise<MockHttpServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    headers,
     queue: (...items) => {
       for (const item of items) queue.push(toScripted(item));
     },

@@ -25,7 +25,7 @@ describe("buildCommandEnv", () => {
       VIRTUAL_ENV: "/w/.venv",
     };
 
-    expect(buildCommandEnv(env, API_KEY)).toEqual(env);
+    expect(buildCommandEnv(env, [API_KEY])).toEqual(env);
   });
 
   test("leaves out everything else: service URLs, tokens, keys, code-injecting variables", () => {
@@ -47,7 +47,7 @@ describe("buildCommandEnv", () => {
       LC_: "not a locale category",
     };
 
-    expect(buildCommandEnv(env, API_KEY)).toEqual({ PATH: "/usr/bin" });
+    expect(buildCommandEnv(env, [API_KEY])).toEqual({ PATH: "/usr/bin" });
   });
 
   test("drops an allow-listed variable whose value contains the API key", () => {
@@ -58,20 +58,27 @@ describe("buildCommandEnv", () => {
       TZ: "sk-ant-other",
     };
 
-    expect(buildCommandEnv(env, API_KEY)).toEqual({ HOME: "/home/u", TZ: "sk-ant-other" });
+    expect(buildCommandEnv(env, [API_KEY])).toEqual({ HOME: "/home/u", TZ: "sk-ant-other" });
+  });
+
+  test("drops a variable holding any of the providers' keys, not only Anthropic's", () => {
+    const deepseek = "dsk-deepseek-0123456789";
+    const env = { HOME: "/home/u", TZ: deepseek, LANG: `C.${API_KEY}`, TERM: "xterm" };
+
+    expect(buildCommandEnv(env, [API_KEY, deepseek])).toEqual({ HOME: "/home/u", TERM: "xterm" });
   });
 
   test("without an API key (offline) or with an empty one, values are not filtered", () => {
     const env = { HOME: "/home/u", TZ: "", GITHUB_TOKEN: "ghp_x" };
 
-    expect(buildCommandEnv(env, undefined)).toEqual({ HOME: "/home/u", TZ: "" });
-    expect(buildCommandEnv(env, "")).toEqual({ HOME: "/home/u", TZ: "" });
+    expect(buildCommandEnv(env, [])).toEqual({ HOME: "/home/u", TZ: "" });
+    expect(buildCommandEnv(env, [""])).toEqual({ HOME: "/home/u", TZ: "" });
   });
 
   test("leaves out unset (undefined) variables and does not change its input", () => {
     const env = { HOME: "/home/u", USER: undefined, GITHUB_TOKEN: "x" };
 
-    const result = buildCommandEnv(env, API_KEY);
+    const result = buildCommandEnv(env, [API_KEY]);
 
     expect(result).toEqual({ HOME: "/home/u" });
     expect(Object.keys(result)).not.toContain("USER");

@@ -16,6 +16,15 @@ const INFO: InitInfo = {
     file: "t.yaml",
     prompt: "Go.",
     system: undefined,
+    provider: {
+      name: "anthropic",
+      api: "anthropic",
+      baseURL: "https://api.anthropic.com",
+      apiKeyEnv: "ANTHROPIC_API_KEY",
+      compat: {},
+      origin: undefined,
+    },
+    toolProtocol: "native",
     limits: {
       maxSteps: 5,
       maxTokens: 1000,
@@ -67,5 +76,83 @@ describe("the sandbox limits of a recorded run", () => {
     expect(recordedRun("/runs/t/transcript.jsonl", lines).task.sandboxLimits).toEqual(
       DEFAULT_SANDBOX_LIMITS,
     );
+  });
+});
+
+describe("the provider of a recorded run", () => {
+  test("replay and resume use the provider settings the run had", () => {
+    const info: InitInfo = {
+      ...INFO,
+      model: "deepseek-reasoner",
+      task: {
+        ...INFO.task,
+        provider: {
+          name: "deepseek",
+          api: "openai",
+          baseURL: "https://api.deepseek.com",
+          apiKeyEnv: "DEEPSEEK_API_KEY",
+          compat: { streamUsage: false },
+          origin: undefined,
+        },
+        toolProtocol: "text",
+      },
+    };
+
+    expect(recordedRun("/runs/t/transcript.jsonl", initOf(info)).task).toMatchObject({
+      provider: {
+        name: "deepseek",
+        api: "openai",
+        baseURL: "https://api.deepseek.com",
+        apiKeyEnv: "DEEPSEEK_API_KEY",
+        // The recorded compat is every setting as the run used it.
+        compat: {
+          streamUsage: false,
+          maxTokensField: "max_tokens",
+          developerRole: false,
+          strictTools: false,
+          sendToolChoice: false,
+          reasoningSendBack: true,
+        },
+      },
+      toolProtocol: "text",
+    });
+  });
+
+  test("a transcript from before providers existed ran on Anthropic's API with native tool calls", () => {
+    const lines = initOf(INFO, (task) => {
+      delete task.provider;
+      delete task.tool_protocol;
+    });
+
+    expect(recordedRun("/runs/t/transcript.jsonl", lines).task).toMatchObject({
+      provider: { name: "anthropic", api: "anthropic", baseURL: undefined, apiKeyEnv: undefined },
+      toolProtocol: "native",
+    });
+  });
+
+  test("an edited provider is refused like any bad init line: an unknown preset, a key as the variable", () => {
+    const unknown = initOf(INFO, (task) => {
+      task.provider = {
+        name: "evil",
+        api: "openai",
+        base_url: null,
+        api_key_env: null,
+        compat: null,
+      };
+    });
+    const key = initOf(INFO, (task) => {
+      task.provider = {
+        name: "openai",
+        api: "openai",
+        base_url: null,
+        api_key_env: "sk-abc",
+        compat: null,
+      };
+    });
+
+    expect(() => recordedRun("/runs/t/transcript.jsonl", unknown)).toThrow(
+      /task.provider.name|provider\.name/,
+    );
+    expect(() => recordedRun("/runs/t/transcript.jsonl", key)).toThrow(/provider.api_key_env/);
   });
 });

@@ -44,6 +44,12 @@ describe("loadTasks: valid files", () => {
           "  env:",
           '    CI: "1"',
           "replies: ../replies/fix.jsonl",
+          "provider:",
+          "  name: deepseek",
+          "  api_key_env: TEAM_DEEPSEEK_KEY",
+          "  compat:",
+          "    stream_usage: false",
+          "tool_protocol: text",
           "",
         ].join("\n"),
       },
@@ -58,6 +64,15 @@ describe("loadTasks: valid files", () => {
         prompt: "Fix the login test.",
         system: "Keep changes small.",
         model: "claude-test-1",
+        provider: {
+          name: "deepseek",
+          api: "openai",
+          baseURL: undefined,
+          apiKeyEnv: "TEAM_DEEPSEEK_KEY",
+          compat: { streamUsage: false },
+          origin: `${ws.path("tasks/fix.yaml")}:18:1: provider`,
+        },
+        toolProtocol: "text",
         workspace: ws.path("proj"),
         limits: {
           maxSteps: 10,
@@ -99,6 +114,15 @@ describe("loadTasks: valid files", () => {
       prompt: "Fix it",
       system: undefined,
       model: undefined,
+      provider: {
+        name: "anthropic",
+        api: "anthropic",
+        baseURL: undefined,
+        apiKeyEnv: undefined,
+        compat: {},
+        origin: undefined,
+      },
+      toolProtocol: "native",
       workspace: ws.path("proj"),
       limits: DEFAULT_LIMITS,
       tools: [...TOOL_NAMES],
@@ -201,11 +225,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "unknown-limit-key.yaml",
@@ -299,6 +323,30 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
       "ws",
       `1:1: is a folder, not a task file; pass the task files inside it, e.g. ${BAD}/ws/*.yaml`,
     ],
+    [
+      "provider-unknown-name.yaml",
+      '5:9: provider.name: unknown value "deepsek" (did you mean "deepseek"?); expected one of anthropic, openai, deepseek, openrouter, ollama, vllm, openai-compatible',
+    ],
+    [
+      "provider-key-in-api-key-env.yaml",
+      "6:16: provider.api_key_env: this looks like an API key, not a variable name; never write a key in a task file: export it in an environment variable (export MY_API_KEY=...) and write that variable's name here (api_key_env: MY_API_KEY)",
+    ],
+    [
+      "provider-random-api-key-env.yaml",
+      "6:16: provider.api_key_env: this looks like an API key (long and random), not a variable name; never write a key in a task file: export it in an environment variable (export MY_API_KEY=...) and write that variable's name here (api_key_env: MY_API_KEY)",
+    ],
+    [
+      "provider-compat-on-anthropic.yaml",
+      "6:3: provider.compat: compat settings apply to the OpenAI chat-completions API only, and this provider uses api: anthropic; remove compat or set api: openai",
+    ],
+    [
+      "provider-base-url-with-password.yaml",
+      "6:13: provider.base_url: the URL holds a user name or password; never write a key in a task file: export it in an environment variable (export MY_API_KEY=...) and write that variable's name here (api_key_env: MY_API_KEY)",
+    ],
+    [
+      "tool-protocol-unknown.yaml",
+      '4:16: tool_protocol: unknown value "txt" (did you mean "text"?); expected one of native, text',
+    ],
   ];
 
   test.each(cases)("%s", async (name, problem) => {
@@ -378,7 +426,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -589,7 +637,7 @@ describe("loadTasks: checks", () => {
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, limits, context, tools, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
     ]);
   });
 });

@@ -309,6 +309,15 @@ const INIT: InitInfo = {
     file: "tasks/fix.yaml",
     prompt: "Fix it.",
     system: undefined,
+    provider: {
+      name: "anthropic",
+      api: "anthropic",
+      baseURL: "https://api.anthropic.com",
+      apiKeyEnv: "ANTHROPIC_API_KEY",
+      compat: {},
+      origin: undefined,
+    },
+    toolProtocol: "native",
     limits: {
       maxSteps: 12,
       maxTokens: 200_000,

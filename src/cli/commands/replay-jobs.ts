@@ -7,9 +7,9 @@ import { createProgressReporter } from "../../report/progress.js";
 import { withRedactedInput } from "../../report/reporter.js";
 import type { TaskSummary } from "../../report/summary.js";
 import type { Limits, Task } from "../../task/schema.js";
-import { nonEmpty } from "../flag-values.js";
-import type { CliIo } from "../io.js";
+import { type CliIo, withMoreSecrets } from "../io.js";
 import { continuationModel, loadPrices } from "../models.js";
+import { providerSecrets, settleProvider } from "../provider-setup.js";
 import type { ReplayCommonArgs } from "../replay-flags.js";
 
 /** One recorded run to replay, fork or resume, and where its new run goes. */
@@ -33,10 +33,23 @@ export async function runReplayJobs(
   args: ReplayCommonArgs,
   io: CliIo,
   signal: AbortSignal,
-  task: Task | undefined,
+  givenTask: Task | undefined,
 ): Promise<ReplayOutcome[]> {
   const prices = await loadPrices(args.pricesFile);
-  const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
+  const task =
+    givenTask === undefined
+      ? undefined
+      : settleProvider(
+          givenTask,
+          { provider: undefined, baseURL: undefined },
+          io.env,
+          jobs.every((job) => !job.isContinued || job.isOffline),
+        );
+  const keys = providerSecrets(
+    task === undefined ? jobs.map((job) => job.recorded.task) : [task],
+    io.env,
+  );
+  io = withMoreSecrets(io, keys);
   const progress = withRedactedInput(
     createProgressReporter({ write: io.writeErr, isColor: io.isColor, isVerbose: args.isVerbose }),
     io.redact,
@@ -56,7 +69,6 @@ export async function runReplayJobs(
           untilStep: job.untilStep,
           isOffline: job.isOffline,
           model: args.model,
-          apiKey,
           env: io.env,
         })
       : undefined;
@@ -72,7 +84,7 @@ export async function runReplayJobs(
       task,
       next,
       prices,
-      baseEnv: buildCommandEnv(io.env, apiKey),
+      baseEnv: buildCommandEnv(io.env, keys),
       signal,
       onEvent: (event) => progress.onEvent(name, event),
       onCheck: (check) => progress.onCheck(name, check),

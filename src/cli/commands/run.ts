@@ -14,9 +14,10 @@ import { DEFAULT_MODEL, type Task } from "../../task/schema.js";
 import { assertSandboxAvailable } from "../../tools/sandbox.js";
 import { expandPatterns } from "../expand-patterns.js";
 import { nonEmpty } from "../flag-values.js";
-import type { CliIo } from "../io.js";
+import { type CliIo, withMoreSecrets } from "../io.js";
 import { liveModels, loadPrices, scriptedModels } from "../models.js";
 import { prepareOutDir } from "../out-dir.js";
+import { providerSecrets, settleProvider } from "../provider-setup.js";
 import type { RunOptions } from "../run-flags.js";
 
 /** A batch's outcome: one summary per task, in task-file order. */
@@ -32,7 +33,10 @@ export async function runCommand(
   io: CliIo,
   signal: AbortSignal,
 ): Promise<BatchResult> {
-  const batch = await prepareBatch(options, io);
+  const prepared = await prepareBatch(options, io);
+  // The tasks' key variables are known now: hide their values too, whatever they are named.
+  io = withMoreSecrets(io, prepared.keys);
+  const batch: Batch = { ...prepared, redact: io.redact };
   const log = createBatchLog(io, options);
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
@@ -47,9 +51,11 @@ export async function runCommand(
   return { summaries, wallTimeMs };
 }
 
-async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
+async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { keys: string[] }> {
   const files = await expandPatterns(options.patterns, "task files");
-  const all = (await loadTasks(files)).map((task) => applyOverrides(task, options));
+  const all = (await loadTasks(files)).map((task) =>
+    settleProvider(applyOverrides(task, options), options, io.env, options.isOffline),
+  );
   const tasks = options.shard === undefined ? all : selectShard(all, options.shard);
   if (options.shard !== undefined) {
     io.writeErr(
@@ -57,10 +63,9 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
     );
   }
   const prices = await loadPrices(options.pricesFile);
-  const apiKey = nonEmpty(io.env.ANTHROPIC_API_KEY);
-  const clients = options.isOffline
-    ? await scriptedModels(tasks)
-    : liveModels(tasks.length, apiKey, io.env);
+  const keys = providerSecrets(tasks, io.env);
+  const clients = options.isOffline ? await scriptedModels(tasks) : await liveModels(tasks, io.env);
+  refuseUnnamedModels(tasks, options.model);
   const nameOf = (task: Task) =>
     options.model ?? task.model ?? nonEmpty(io.env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
   refuseUnpricedSpendingCaps(tasks, nameOf, prices, options.budgetUsd !== undefined);
@@ -72,10 +77,11 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
     io.writeErr(`agent-run: warning: ${warning}`);
   return {
     tasks,
-    modelOf: (task) => ({ name: nameOf(task), client: clients(task) }),
+    modelOf: (task) => ({ name: nameOf(task), client: clients(task, nameOf(task)) }),
     prices,
     outDir,
-    baseEnv: buildCommandEnv(io.env, apiKey),
+    baseEnv: buildCommandEnv(io.env, keys),
+    keys,
     redact: io.redact,
     concurrency: options.concurrency,
     isInPlace: options.isInPlace,
@@ -87,6 +93,31 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch> {
         : `on a copy in ${displayPath(outDir)}/${task.name}/workspace`,
   };
 }
+
+/** Another provider has no default model: ANTHROPIC_MODEL or a Claude model would be wrong there. */
+function refuseUnnamedModels(tasks: readonly Task[], flagModel: string | undefined): void {
+  if (flagModel !== undefined) return;
+  const unnamed = tasks.filter(
+    (task) => task.model === undefined && task.provider.name !== "anthropic",
+  );
+  if (unnamed.length === 0) return;
+  throw new ConfigError(
+    unnamed
+      .map(
+        (task) =>
+          `${task.file}: task "${task.name}" uses the ${task.provider.name} provider and names no model; add "model:" to it (e.g. model: ${EXAMPLE_MODELS[task.provider.name] ?? "your-model-id"}) or pass --model`,
+      )
+      .join("\n"),
+  );
+}
+
+const EXAMPLE_MODELS: Readonly<Record<string, string>> = {
+  openai: "gpt-5-mini",
+  deepseek: "deepseek-chat",
+  openrouter: "openai/gpt-5-mini",
+  ollama: "qwen3-coder",
+  vllm: "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+};
 
 /** Spending caps need prices: a model without one would never be stopped, so refuse up front. */
 function refuseUnpricedSpendingCaps(

@@ -88,7 +88,7 @@ export async function runGitBytes(
  */
 function gitEnvironment(target: GitTarget): Record<string, string> {
   const untrusted = target.workTree === undefined ? [] : [target.workTree];
-  const env = buildCommandEnv(process.env, undefined);
+  const env = buildCommandEnv(process.env, []);
   const search = (name: string) => trustedDirs(process.env[name], untrusted).join(delimiter);
   const install = {
     ...(process.env.GIT_EXEC_PATH === undefined || search("GIT_EXEC_PATH") === ""
