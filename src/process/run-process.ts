@@ -127,6 +127,10 @@ export function startCommand(
     const ended = Promise.resolve({ exitCode: null, signal: null, startError });
     return { pid: undefined, output: [], exited: ended.then(() => {}), ended, kill: () => {} };
   }
+  if (!options.detached) {
+    running.add(subprocess);
+    subprocess.once("exit", () => running.delete(subprocess));
+  }
   const output = [subprocess.stdout, subprocess.stderr];
   // A read error ends the output early; it must not become an uncaught exception.
   for (const stream of output) stream.on("error", () => {});
@@ -179,6 +183,18 @@ function spawn(
     detached: options.detached,
     reject: false,
   });
+}
+
+/**
+ * agent-run's own short-lived processes (git) still running. A command's group is the reaper's
+ * business; these share agent-run's group and would go on writing into a snapshot folder that an
+ * early exit (a second Ctrl-C) removes, making it again.
+ */
+const running = new Set<{ kill: (signal: NodeJS.Signals) => boolean }>();
+
+/** Kills agent-run's own processes still running, at once: for an exit that cannot wait. */
+export function killOwnProcesses(): void {
+  for (const subprocess of running) subprocess.kill("SIGKILL");
 }
 
 /** Most characters of a start error kept: the command it failed on may be huge. */

@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSameOrInside, resolveRealPath } from "../../fs/real-path.js";
+import { killOwnProcesses } from "../../process/run-process.js";
 
 /** A scratch folder, its snapshot git dir (made on first use) and how to remove it. */
 export type ScratchFolder = { path: string; gitDir: string; remove: () => Promise<void> };
@@ -11,7 +12,15 @@ export type ScratchFolder = { path: string; gitDir: string; remove: () => Promis
 const live = new Set<string>();
 
 function removeLiveFolders(): void {
-  for (const path of live) rmSync(path, { recursive: true, force: true });
+  // A git still running would make a folder again as it writes (it creates leading folders).
+  killOwnProcesses();
+  for (const path of live) {
+    try {
+      rmSync(path, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // Exiting anyway: what is left is what `kill -9` would leave.
+    }
+  }
 }
 
 /**
