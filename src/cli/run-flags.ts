@@ -1,7 +1,7 @@
 import { parseShard, type Shard } from "../batch/shard.js";
+import { closestName } from "../closest-name.js";
 import { ConfigError } from "../errors.js";
 import { isProviderName, PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
-import { closestName } from "../task/closest-name.js";
 import { baseUrlProblem } from "../task/provider-schema.js";
 import type { CommandSpec } from "./command-spec.js";
 import {

@@ -1,4 +1,4 @@
-import type { OpenAICompat } from "./openai/openai-client.js";
+import type { OpenAICompat } from "./openai/compat.js";
 
 /** The wire format a provider speaks. */
 export type ProviderApi = "anthropic" | "openai";

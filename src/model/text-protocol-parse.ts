@@ -1,5 +1,5 @@
+import { closestName } from "../closest-name.js";
 import { clip } from "../format.js";
-import { closestName } from "../task/closest-name.js";
 
 /** The start of a call line, after trimming: `tool: NAME({json})`. */
 const CALL_PREFIX = "tool:";

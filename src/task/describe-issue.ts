@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { closestName } from "../closest-name.js";
 import type { TaskFileProblem } from "../errors.js";
-import { closestName } from "./closest-name.js";
 import { describeValue } from "./describe-value.js";
 import type { Locator } from "./yaml-locator.js";
 

@@ -1,5 +1,5 @@
 import { formatProblem, type TaskFileProblem } from "../errors.js";
-import type { OpenAICompat } from "../model/openai/openai-client.js";
+import type { OpenAICompat } from "../model/openai/compat.js";
 import { PROVIDER_PRESETS } from "../model/providers.js";
 import type { ProviderSettings, TaskFile } from "./schema.js";
 import type { Locator } from "./yaml-locator.js";

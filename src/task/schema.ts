@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Check } from "../checks/types.js";
-import type { OpenAICompat } from "../model/openai/openai-client.js";
+import type { OpenAICompat } from "../model/openai/compat.js";
 import type { ProviderApi, ProviderName } from "../model/providers.js";
 import {
   DEFAULT_SANDBOX_LIMITS,

@@ -1,5 +1,5 @@
 import type { Check } from "../checks/types.js";
-import type { OpenAICompat } from "../model/openai/openai-client.js";
+import type { OpenAICompat } from "../model/openai/compat.js";
 import { effectiveCompat } from "../model/providers.js";
 import type { Limits, ProviderSettings, ToolProtocol } from "../task/schema.js";
 import type { SandboxLimits } from "../tools/sandbox.js";

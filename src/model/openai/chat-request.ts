@@ -5,7 +5,7 @@ import {
   type ModelRequest,
   type ToolResultBlock,
 } from "../model-client.js";
-import type { OpenAICompat } from "./openai-client.js";
+import type { OpenAICompat } from "./compat.js";
 import { type ToolNameMap, toWireId } from "./tool-names.js";
 
 /** A chat-completions message as this client sends it (a subset of the API's shapes). */

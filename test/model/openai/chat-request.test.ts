@@ -2,10 +2,7 @@ import { describe, expect, test } from "vitest";
 import type { ModelRequest } from "../../../src/model/model-client.js";
 import { toApiMessage } from "../../../src/model/openai/chat-reply.js";
 import { MISSING_RESULT_TEXT, toChatParams } from "../../../src/model/openai/chat-request.js";
-import {
-  DEFAULT_OPENAI_COMPAT,
-  type OpenAICompat,
-} from "../../../src/model/openai/openai-client.js";
+import { DEFAULT_OPENAI_COMPAT, type OpenAICompat } from "../../../src/model/openai/compat.js";
 import { createToolNameMap, toNeutralId, toWireId } from "../../../src/model/openai/tool-names.js";
 
 const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -10,11 +10,8 @@ import {
   type RetryNotice,
   toModelReply,
 } from "../../../src/model/model-client.js";
-import {
-  createOpenAIClient,
-  DEFAULT_OPENAI_COMPAT,
-  type OpenAICompat,
-} from "../../../src/model/openai/openai-client.js";
+import { DEFAULT_OPENAI_COMPAT, type OpenAICompat } from "../../../src/model/openai/compat.js";
+import { createOpenAIClient } from "../../../src/model/openai/openai-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "../../../src/model/reply-limits.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import {

@@ -4,10 +4,8 @@ import {
   type ModelRequest,
   type RetryNotice,
 } from "../../../src/model/model-client.js";
-import {
-  createOpenAIClient,
-  DEFAULT_OPENAI_COMPAT,
-} from "../../../src/model/openai/openai-client.js";
+import { DEFAULT_OPENAI_COMPAT } from "../../../src/model/openai/compat.js";
+import { createOpenAIClient } from "../../../src/model/openai/openai-client.js";
 import { textReply } from "../../helpers/openai-chunks.js";
 import { startOpenAIHttpServer } from "../../helpers/openai-http-server.js";
 
