@@ -169,7 +169,7 @@ export async function continuationModel(options: {
       name,
     };
   }
-  if (options.task === undefined) refuseRecordedEndpoint(options.recorded);
+  if (options.task === undefined) refuseRecordedEndpoint(options.recorded, options.env);
   const factory = await liveModels([task], options.env);
   return { model: factory(task, name), name };
 }
@@ -178,11 +178,19 @@ export async function continuationModel(options: {
  * A key goes only where a task file or a preset says: a transcript edited to name another base
  * URL or key variable would otherwise send the user's key there on a live fork or resume.
  */
-function refuseRecordedEndpoint(recorded: RecordedRun): void {
+function refuseRecordedEndpoint(
+  recorded: RecordedRun,
+  env: Readonly<Record<string, string | undefined>>,
+): void {
   const { provider } = recorded.task;
   const preset = PROVIDER_PRESETS[provider.name];
   const presetURL = provider.api === preset.api ? preset.baseURL : preset.anthropicBaseURL;
-  const isPresetURL = provider.baseURL === undefined || provider.baseURL === presetURL;
+  // The gateway this environment names for the anthropic preset is as trusted as the preset's.
+  const envURL = provider.name === "anthropic" ? env.ANTHROPIC_BASE_URL : undefined;
+  const isPresetURL =
+    provider.baseURL === undefined ||
+    provider.baseURL === presetURL ||
+    (envURL !== undefined && envURL !== "" && provider.baseURL === envURL);
   if (isPresetURL && provider.apiKeyEnv === preset.apiKeyEnv) return;
   throw new ConfigError(
     `${recorded.path}:1: task.provider: the recorded run used base URL ${provider.baseURL ?? "(none)"} and key variable ${provider.apiKeyEnv ?? "(none)"}, not the ${provider.name} preset's; agent-run sends a key only where a task file says: give the task file with --task to continue it live`,

@@ -50,14 +50,14 @@ describe("continuationModel: a live fork or resume of a recorded run", () => {
     } as RecordedRun;
   }
   const env = { ANTHROPIC_API_KEY: API_KEY, AWS_SECRET_ACCESS_KEY: "aws-secret-123456" };
-  const continueLive = (recorded: RecordedRun) =>
+  const continueLive = (recorded: RecordedRun, extra: Record<string, string> = {}) =>
     continuationModel({
       recorded,
       task: undefined,
       untilStep: 0,
       isOffline: false,
       model: undefined,
-      env,
+      env: { ...env, ...extra },
     });
 
   test("goes on with the preset's own endpoint and key variable", async () => {
@@ -76,5 +76,15 @@ describe("continuationModel: a live fork or resume of a recorded run", () => {
     await expect(otherKey).rejects.toThrow(
       /key variable AWS_SECRET_ACCESS_KEY, not the anthropic preset's/,
     );
+  });
+
+  test("goes on with the gateway this environment's ANTHROPIC_BASE_URL names, as the run did", async () => {
+    const gateway = "https://gateway.example/anthropic";
+    const recorded = recordedOn({ baseURL: gateway });
+
+    expect((await continueLive(recorded, { ANTHROPIC_BASE_URL: gateway })).name).toBe("m");
+    await expect(
+      continueLive(recorded, { ANTHROPIC_BASE_URL: "https://other.example" }),
+    ).rejects.toThrow(/give the task file with --task/);
   });
 });
