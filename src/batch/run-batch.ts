@@ -92,7 +92,8 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
     onEvent: (event) => {
       if (event.type === "model_reply") {
         const { usage } = event.reply;
-        budget.record(usage, estimateCostUsd(batch.prices, model.name, usage));
+        const priced = { provider: task.provider.name, model: model.name };
+        budget.record(usage, estimateCostUsd(batch.prices, priced, usage));
       }
       // A refused key fails every task alike: say it once, and start no more tasks.
       if (

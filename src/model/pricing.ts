@@ -36,14 +36,38 @@ export const DEFAULT_PRICES: PriceTable = {
   "claude-mythos-5-1": fable51,
 };
 
-/** Finds a model's price: exact id first, then the id without a `-YYYYMMDD` date suffix. */
-export function findPrice(prices: PriceTable, model: string): Price | undefined {
-  return prices[model] ?? prices[model.replace(/-\d{8}$/, "")];
+/** A model as a price is looked up for it: the task's provider preset and the model's id. */
+export type PricedModel = { provider: string; model: string };
+
+/** Presets that name a server on your own machine: their tokens cost nothing unless priced. */
+const LOCAL_PROVIDERS = new Set(["ollama", "vllm"]);
+
+const FREE: Price = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+
+/**
+ * Finds a model's price. Keys are `provider/model` (`deepseek/deepseek-chat`) or a bare model id,
+ * which stands for any provider; each is tried exactly, then without a `-YYYYMMDD` date suffix.
+ * The provider's own key wins; a local server (`ollama`, `vllm`) is free when its model has no
+ * key of its own; a bare string is a model on the `anthropic` preset.
+ */
+export function findPrice(prices: PriceTable, priced: PricedModel | string): Price | undefined {
+  const { provider, model } =
+    typeof priced === "string" ? { provider: "anthropic", model: priced } : priced;
+  const exact = (key: string) => prices[key] ?? prices[key.replace(/-\d{8}$/, "")];
+  return (
+    exact(`${provider}/${model}`) ??
+    (LOCAL_PROVIDERS.has(provider) ? FREE : undefined) ??
+    exact(model)
+  );
 }
 
 /** Estimated cost in USD, or null when the model has no known price. */
-export function estimateCostUsd(prices: PriceTable, model: string, usage: Usage): number | null {
-  const price = findPrice(prices, model);
+export function estimateCostUsd(
+  prices: PriceTable,
+  priced: PricedModel | string,
+  usage: Usage,
+): number | null {
+  const price = findPrice(prices, priced);
   if (price === undefined) return null;
   const micros =
     usage.inputTokens * price.input +
@@ -67,7 +91,7 @@ const PriceFileSchema = z.record(
 
 /**
  * Reads a prices file (`{"model-id": {"input": 3, "output": 15, "cache_write": 3.75,
- * "cache_read": 0.3}}`, USD per million tokens) over the defaults. Cache prices default to
+ * "cache_read": 0.3}}`, USD per million tokens; a key may be `provider/model`) over the defaults. Cache prices default to
  * 1.25× and 0.1× the input price, as Anthropic prices them.
  */
 export function parsePriceFile(

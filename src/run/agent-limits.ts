@@ -75,7 +75,12 @@ export async function runAgentWithLimits(
       workspaceRoot,
       signal: controller.signal,
       onEvent,
-      costOf: (usage) => estimateCostUsd(setup.prices, setup.modelName, usage),
+      costOf: (usage) =>
+        estimateCostUsd(
+          setup.prices,
+          { provider: task.provider.name, model: setup.modelName },
+          usage,
+        ),
       ready: setup.ready,
       ...(setup.gate === undefined ? {} : { gate: setup.gate }),
     });

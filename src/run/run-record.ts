@@ -100,7 +100,8 @@ export async function finish(
       ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
       : finalResult(work.result, run.problems, elapsedMs);
   const changedFiles = work.changes?.changedFiles ?? [];
-  const costUsd = estimateCostUsd(options.prices, options.modelName, final.usage);
+  const priced = { provider: options.task.provider.name, model: options.modelName };
+  const costUsd = estimateCostUsd(options.prices, priced, final.usage);
   try {
     for (const check of work.checks) run.transcript.write(checkLine(check));
     const model = options.modelName;

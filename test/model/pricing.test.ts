@@ -116,3 +116,48 @@ describe("parsePriceFile", () => {
     expect(error.message).toContain('expected {"<model>": {"input": 3');
   });
 });
+
+describe("prices by provider", () => {
+  const table = parsePriceFile(
+    JSON.stringify({
+      "deepseek/deepseek-chat": { input: 0.28, output: 0.42, cache_read: 0.028 },
+      "gpt-4o": { input: 2.5, output: 10 },
+      "ollama/big-local": { input: 1, output: 1 },
+    }),
+    "prices.json",
+  );
+
+  test("a provider's own key wins; a bare model id stands for any provider", () => {
+    expect(findPrice(table, { provider: "deepseek", model: "deepseek-chat" })?.input).toBe(0.28);
+    expect(findPrice(table, { provider: "openrouter", model: "deepseek-chat" })).toBeUndefined();
+    expect(findPrice(table, { provider: "openai", model: "gpt-4o-20250101" })?.output).toBe(10);
+    expect(findPrice(table, { provider: "anthropic", model: "claude-sonnet-5-5" })?.input).toBe(2);
+    expect(findPrice(table, "claude-sonnet-5-5")?.input).toBe(2);
+  });
+
+  test("a local server is free unless the file prices its model", () => {
+    const usage = {
+      inputTokens: 1e6,
+      outputTokens: 1e6,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+    };
+    expect(estimateCostUsd(table, { provider: "ollama", model: "llama3" }, usage)).toBe(0);
+    expect(estimateCostUsd(table, { provider: "vllm", model: "qwen" }, usage)).toBe(0);
+    expect(estimateCostUsd(table, { provider: "ollama", model: "big-local" }, usage)).toBe(2);
+    expect(
+      estimateCostUsd(table, { provider: "openai-compatible", model: "llama3" }, usage),
+    ).toBeNull();
+  });
+});
+
+test("the prices file README shows parses, and prices what it says", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const readme = await readFile("README.md", "utf8");
+  const after = readme.slice(readme.indexOf("Its\nentries are merged over the built-in table:"));
+  const json = /```json\n([\s\S]*?)```/.exec(after)?.[1] ?? "";
+  const table = parsePriceFile(json, "README.md");
+
+  expect(findPrice(table, { provider: "deepseek", model: "deepseek-chat" })?.cacheRead).toBe(0.028);
+  expect(findPrice(table, "my-gateway-model")?.output).toBe(2);
+});

@@ -129,7 +129,7 @@ function refuseUnpricedSpendingCaps(
   const unpriced = tasks.filter(
     (task) =>
       (hasBatchUsdBudget || task.limits.maxCostUsd !== undefined) &&
-      findPrice(prices, nameOf(task)) === undefined,
+      findPrice(prices, { provider: task.provider.name, model: nameOf(task) }) === undefined,
   );
   if (unpriced.length === 0) return;
   const names = unpriced.map((task) => `${task.name} (${nameOf(task)})`).join(", ");
