@@ -10,7 +10,7 @@ import type { RecordedRun } from "../replay/recorded-run.js";
 import type { Task } from "../task/schema.js";
 import { parseDuration } from "../task/schema-fields.js";
 import { nonEmpty } from "./flag-values.js";
-import { endpointOf, resolveCredentials } from "./provider-setup.js";
+import { endpointOf, resolveCredentials, settleProvider } from "./provider-setup.js";
 
 /** Gives each task its model client (the model name picks the OpenAI compat defaults). */
 export type ModelFactory = (task: Task, modelName: string) => ModelClient;
@@ -75,6 +75,8 @@ export async function liveModels(
     if (credential === undefined) throw new Error(`no credential resolved for task ${task.name}`);
     const { provider } = task;
     const endpoint = endpointOf(provider, credential);
+    // Never an SDK's own default host: a key goes only to a URL agent-run resolved.
+    if (endpoint.baseURL === "") throw new Error(`no base URL resolved for task ${task.name}`);
     const compat =
       provider.api === "openai" ? effectiveCompat(provider.name, modelName, provider.compat) : {};
     const key = JSON.stringify([provider.api, endpoint, credential, compat]);
@@ -169,9 +171,19 @@ export async function continuationModel(options: {
       name,
     };
   }
-  if (options.task === undefined) refuseRecordedEndpoint(options.recorded, options.env);
-  const factory = await liveModels([task], options.env);
-  return { model: factory(task, name), name };
+  // A recorded task's provider is input: checked, then settled like a task file's (the preset's
+  // or the environment's URL where it names none).
+  const live =
+    options.task === undefined
+      ? settleProvider(
+          refuseRecordedEndpoint(options.recorded, options.env),
+          { provider: undefined, baseURL: undefined },
+          options.env,
+          false,
+        )
+      : task;
+  const factory = await liveModels([live], options.env);
+  return { model: factory(live, name), name };
 }
 
 /**
@@ -181,18 +193,20 @@ export async function continuationModel(options: {
 function refuseRecordedEndpoint(
   recorded: RecordedRun,
   env: Readonly<Record<string, string | undefined>>,
-): void {
+): Task {
   const { provider } = recorded.task;
   const preset = PROVIDER_PRESETS[provider.name];
   const presetURL = provider.api === preset.api ? preset.baseURL : preset.anthropicBaseURL;
   // The gateway this environment names for the anthropic preset is as trusted as the preset's.
-  const envURL = provider.name === "anthropic" ? env.ANTHROPIC_BASE_URL : undefined;
+  const envURL = provider.name === "anthropic" ? nonEmpty(env.ANTHROPIC_BASE_URL) : undefined;
+  const isPresetAPI = provider.api === preset.api || presetURL !== undefined;
   const isPresetURL =
-    provider.baseURL === undefined ||
-    provider.baseURL === presetURL ||
-    (envURL !== undefined && envURL !== "" && provider.baseURL === envURL);
-  if (isPresetURL && provider.apiKeyEnv === preset.apiKeyEnv) return;
+    presetURL !== undefined &&
+    (provider.baseURL === undefined ||
+      provider.baseURL === presetURL ||
+      provider.baseURL === envURL);
+  if (isPresetAPI && isPresetURL && provider.apiKeyEnv === preset.apiKeyEnv) return recorded.task;
   throw new ConfigError(
-    `${recorded.path}:1: task.provider: the recorded run used base URL ${provider.baseURL ?? "(none)"} and key variable ${provider.apiKeyEnv ?? "(none)"}, not the ${provider.name} preset's; agent-run sends a key only where a task file says: give the task file with --task to continue it live`,
+    `${recorded.path}:1: task.provider: the recorded run used api ${provider.api}, base URL ${provider.baseURL ?? "(none)"} and key variable ${provider.apiKeyEnv ?? "(none)"}, not the ${provider.name} preset's; agent-run sends a key only where a task file says: give the task file with --task to continue it live`,
   );
 }

@@ -71,7 +71,7 @@ describe("continuationModel: a live fork or resume of a recorded run", () => {
     const otherKey = continueLive(recordedOn({ apiKeyEnv: "AWS_SECRET_ACCESS_KEY" }));
 
     await expect(elsewhere).rejects.toThrow(
-      /transcript.jsonl:1: task.provider: the recorded run used base URL https:\/\/collector.example\/anthropic and key variable ANTHROPIC_API_KEY, not the anthropic preset's; .*give the task file with --task/,
+      /transcript.jsonl:1: task.provider: the recorded run used api anthropic, base URL https:\/\/collector.example\/anthropic and key variable ANTHROPIC_API_KEY, not the anthropic preset's; .*give the task file with --task/,
     );
     await expect(otherKey).rejects.toThrow(
       /key variable AWS_SECRET_ACCESS_KEY, not the anthropic preset's/,
@@ -86,5 +86,13 @@ describe("continuationModel: a live fork or resume of a recorded run", () => {
     await expect(
       continueLive(recorded, { ANTHROPIC_BASE_URL: "https://other.example" }),
     ).rejects.toThrow(/give the task file with --task/);
+  });
+
+  test("refuses a recorded api the preset does not speak, and never leaves the URL to an SDK's default", async () => {
+    await expect(continueLive(recordedOn({ api: "openai", baseURL: undefined }))).rejects.toThrow(
+      /used api openai, base URL \(none\).*give the task file with --task/,
+    );
+    // The preset's own URL (or the environment's gateway) fills a missing one.
+    expect((await continueLive(recordedOn({ baseURL: undefined }))).name).toBe("m");
   });
 });
