@@ -25,8 +25,15 @@ export function apiKeyEnvProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** Long and high-entropy: mixed case with digits, or a long run with no word breaks (hex). */
+/**
+ * Long and high-entropy: mixed case with digits, a long run with no word breaks (hex), or a word
+ * of 16 or more characters that mixes letters and digits (AKIAIOSFODNN7EXAMPLE, an AWS key id).
+ */
 function looksRandom(value: string): boolean {
+  const hasRandomWord = value
+    .split("_")
+    .some((word) => word.length >= 16 && /\d/.test(word) && /[A-Za-z]/.test(word));
+  if (hasRandomWord) return true;
   if (value.length < 20) return false;
   const isMixed = /[a-z]/.test(value) && /[A-Z]/.test(value) && /\d/.test(value);
   return isMixed || (value.length >= 32 && !value.includes("_"));
@@ -45,6 +52,13 @@ export function baseUrlProblem(value: string): string | undefined {
   }
   if (url.username !== "" || url.password !== "") {
     return `the URL holds a user name or password; ${KEY_FIX}`;
+  }
+  const segments = url.pathname.split("/").map((segment) => decodeURIComponent(segment));
+  if (segments.some((segment) => KEY_PREFIX.test(segment))) {
+    return `the URL's path holds what looks like an API key; ${KEY_FIX}`;
+  }
+  if ([...url.searchParams.keys()].some((name) => /key|token|secret|password/i.test(name))) {
+    return `the URL's query holds a key or token parameter; ${KEY_FIX}`;
   }
   return undefined;
 }
