@@ -90,7 +90,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
                 // Outside the retry reporter: the SDK does not retry it, so no retry is reported.
                 requireEventStream,
                 retryReporter(maxRetries, completeOptions),
-                limitBodyBytesOf(limits.maxResponseBytes),
+                limitBodyBytesOf(limits.maxResponseBytes, limits.maxLineBytes),
               ],
             },
           );
@@ -160,8 +160,8 @@ async function readEvents(events: AsyncIterable<unknown>, push: (event: unknown)
 }
 
 /** Bounds the response body (see `limitBodyBytes`). */
-function limitBodyBytesOf(maxBytes: number): Middleware {
-  return async (request, next) => limitBodyBytes(await next(request), maxBytes);
+function limitBodyBytesOf(maxBytes: number, maxLineBytes: number): Middleware {
+  return async (request, next) => limitBodyBytes(await next(request), maxBytes, maxLineBytes);
 }
 
 /**

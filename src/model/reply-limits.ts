@@ -19,6 +19,12 @@ export type ReplyLimits = {
   maxEventDepth: number;
   /** Bytes of one HTTP response body, the SSE framing included (a line without end counts too). */
   maxResponseBytes: number;
+  /**
+   * Bytes of one line of that body. The SDKs join a line's pieces anew with every chunk, so one
+   * endless line costs time that grows with its square (32 MB: ~30 s of CPU) before the body
+   * bound is reached; real events are a few KB.
+   */
+  maxLineBytes: number;
 };
 
 export const REPLY_LIMITS: ReplyLimits = {
@@ -28,6 +34,7 @@ export const REPLY_LIMITS: ReplyLimits = {
   maxEventDepth: 100,
   // Each task may meet a hostile endpoint at once; a body this size peaks at ~250 MB of heap.
   maxResponseBytes: 64 * 1024 * 1024,
+  maxLineBytes: 4 * 1024 * 1024,
 };
 
 /**

@@ -285,6 +285,18 @@ describe("createAnthropicModel on a malformed or oversize reply", () => {
     ]);
   });
 
+  test("a line past maxLineBytes is cut off (the SDK joins a line's pieces at a cost that grows with its square)", async () => {
+    api.queue({ kind: "raw_stream", body: `data: ${"a".repeat(10_000)}\n\n` });
+    const error = await failure(
+      hostileModel({ maxLineBytes: 2_048 }).complete(REQUEST, {
+        signal: new AbortController().signal,
+      }),
+    );
+    expect((error as ModelError).message).toBe(
+      "the model API sent a malformed reply: a line of the reply is over 2048 bytes",
+    );
+  });
+
   test("a body past maxResponseBytes is cut off (the SDK would buffer an endless line)", async () => {
     // One 10,000-character line, no line end: the bound must fire before the SDK sees a line.
     api.queue({ kind: "raw_stream", body: `data: ${"a".repeat(10_000)}` });

@@ -179,6 +179,7 @@ describe("createMessageAccumulator on a malformed or oversize stream", () => {
     maxMessageChars: JSON.stringify((START as { message: object }).message).length + 250,
     maxEventDepth: 8,
     maxResponseBytes: 1_000,
+    maxLineBytes: 1_000,
   };
 
   /** The error `events` end with, pushed one by one (finish included) into an accumulator. */

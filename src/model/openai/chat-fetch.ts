@@ -15,7 +15,7 @@ type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Resp
  */
 export function createChatFetch(
   maxRetries: number,
-  maxResponseBytes: number,
+  bounds: { maxResponseBytes: number; maxLineBytes: number },
   options: CompleteOptions,
   fetchImpl: Fetch = fetch,
 ): Fetch {
@@ -31,7 +31,9 @@ export function createChatFetch(
       if (willRetry()) report({ status: null, delayMs: null, error: clip(messageOf(error)) });
       throw error;
     }
-    if (response.ok) return limitBodyBytes(response, maxResponseBytes);
+    if (response.ok) {
+      return limitBodyBytes(response, bounds.maxResponseBytes, bounds.maxLineBytes);
+    }
     const body = await readTextUpTo(response, MAX_ERROR_BODY_BYTES);
     if (willRetry() && willSdkRetry(response)) {
       report({

@@ -120,7 +120,7 @@ function createSdkClient(
     logger: CLIPPED_CONSOLE,
     logLevel: "warn",
     defaultHeaders,
-    fetch: createChatFetch(options.maxRetries, limits.maxResponseBytes, completeOptions),
+    fetch: createChatFetch(options.maxRetries, limits, completeOptions),
   });
 }
 

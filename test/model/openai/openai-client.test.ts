@@ -473,12 +473,16 @@ describe("createOpenAIClient: hostile replies", () => {
         chunk({}, "stop"),
       ],
       textReply("y".repeat(5_000)),
+      textReply("z".repeat(5_000)),
     );
     expect(String(await failure(small({ maxBlockChars: 100 })))).toMatch(
       /longer than 100 characters/,
     );
     expect(String(await failure(small({ maxBlocks: 1 })))).toMatch(/more than 1 tool calls/);
     expect(String(await failure(small({ maxResponseBytes: 1_000 })))).toMatch(/over 1000 bytes/);
+    expect(String(await failure(small({ maxLineBytes: 500 })))).toMatch(
+      /a line of the reply is over 500 bytes/,
+    );
   });
 
   test("long ids, model names, finish reasons are clipped; a huge usage object is malformed", async () => {
