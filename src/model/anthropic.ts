@@ -12,9 +12,7 @@ class MessagesClient extends BaseAnthropic {
   }
 }
 
-import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
-import { sleep } from "./abortable-sleep.js";
 import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
 import { CLIPPED_CONSOLE } from "./clipped-console.js";
 import { type Endpoint, isEventStream, NotEventStreamError } from "./endpoint-hints.js";
@@ -23,6 +21,7 @@ import { createMessageAccumulator, MalformedReplyError } from "./message-accumul
 import type { ApiMessage, Message, ModelClient, ModelRequest } from "./model-client.js";
 import { toModelReply } from "./model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "./reply-limits.js";
+import { withStreamRetries } from "./stream-retries.js";
 
 export type AnthropicModelOptions = {
   /** Sent as `x-api-key`. At most one of `apiKey` and `authToken`; neither: no credential sent. */
@@ -77,9 +76,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
   return {
     async complete(request, completeOptions) {
       const params = toParams(request);
-      for (let attempt = 1; ; attempt += 1) {
-        let hasStarted = false;
-        try {
+      return withStreamRetries(
+        async (started) => {
           // `create` with `stream: true` hands over the raw events; the SDK's MessageStream would
           // also re-parse partial tool input and emit events on every delta.
           const events = await client.messages.create(
@@ -94,32 +92,20 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
               ],
             },
           );
-          hasStarted = true;
+          started();
           const accumulator = createMessageAccumulator(limits);
           await readEvents(events, (event) => accumulator.push(event));
           // Built from the parsed events: plain JSON data, the shape the API returns unstreamed.
           return toModelReply(accumulator.finish() as ApiMessage);
-        } catch (error) {
-          const canRetry =
-            hasStarted &&
-            attempt <= maxRetries &&
-            !completeOptions.signal.aborted &&
-            isStreamBreak(error);
-          if (!canRetry) throw toModelError(error, completeOptions.signal, endpoint);
-          const delayMs = Math.min(baseDelayMs * 2 ** (attempt - 1), 8_000);
-          completeOptions.onRetry?.({
-            attempt,
-            maxRetries,
-            status: null,
-            delayMs,
-            error:
-              error instanceof MalformedReplyError
-                ? `malformed reply: ${error.message}`
-                : `stream interrupted: ${clip(messageOf(error))}`,
-          });
-          await sleep(delayMs, completeOptions.signal);
-        }
-      }
+        },
+        {
+          maxRetries,
+          baseDelayMs,
+          isStreamBreak,
+          toModelError: (error) => toModelError(error, completeOptions.signal, endpoint),
+        },
+        completeOptions,
+      );
     },
   };
 }

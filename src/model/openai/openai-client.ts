@@ -1,11 +1,10 @@
 import OpenAI, { type ClientOptions } from "openai";
-import { messageOf } from "../../errors.js";
 import { clip } from "../../format.js";
-import { sleep } from "../abortable-sleep.js";
 import { CLIPPED_CONSOLE } from "../clipped-console.js";
 import { MalformedReplyError } from "../message-accumulator.js";
 import { type CompleteOptions, type ModelClient, toModelReply } from "../model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "../reply-limits.js";
+import { withStreamRetries } from "../stream-retries.js";
 import { isStreamBreak, notAnEventStream, toModelError } from "./chat-errors.js";
 import { createChatFetch } from "./chat-fetch.js";
 import { toApiMessage } from "./chat-reply.js";
@@ -50,9 +49,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
       const names = createToolNameMap(request.tools);
       const params = toChatParams(request, options.compat, names);
       const client = createSdkClient(options, limits, completeOptions);
-      for (let attempt = 1; ; attempt += 1) {
-        let hasStarted = false;
-        try {
+      return withStreamRetries(
+        async (started) => {
           const { data: stream, response } = await client.chat.completions
             .create({ ...params, stream: true }, { signal: completeOptions.signal })
             .withResponse();
@@ -61,7 +59,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
             stream.controller.abort();
             throw notStream;
           }
-          hasStarted = true;
+          started();
           const accumulator = createChunkAccumulator(limits);
           await readChunks(stream, (chunk) => accumulator.push(chunk));
           const message = toApiMessage(accumulator.finish(), {
@@ -71,27 +69,15 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
             requestChars: () => JSON.stringify(params).length,
           });
           return toModelReply(message);
-        } catch (error) {
-          const canRetry =
-            hasStarted &&
-            attempt <= maxRetries &&
-            !completeOptions.signal.aborted &&
-            isStreamBreak(error);
-          if (!canRetry) throw toModelError(error, completeOptions.signal, options);
-          const delayMs = Math.min(baseDelayMs * 2 ** (attempt - 1), 8_000);
-          completeOptions.onRetry?.({
-            attempt,
-            maxRetries,
-            status: null,
-            delayMs,
-            error:
-              error instanceof MalformedReplyError
-                ? `malformed reply: ${error.message}`
-                : `stream interrupted: ${clip(messageOf(error))}`,
-          });
-          await sleep(delayMs, completeOptions.signal);
-        }
-      }
+        },
+        {
+          maxRetries,
+          baseDelayMs,
+          isStreamBreak,
+          toModelError: (error) => toModelError(error, completeOptions.signal, options),
+        },
+        completeOptions,
+      );
     },
   };
 }
