@@ -136,14 +136,7 @@ export function toModelError(error: unknown, signal: AbortSignal, endpoint: Endp
       cause: error,
     });
   }
-  if (error instanceof MalformedReplyError) {
-    // The server's fault, like a broken stream: retried already, and worth trying again later.
-    return new ModelError(`the model API sent a malformed reply: ${error.message}`, {
-      category: "server_error",
-      isRetryable: true,
-      cause: error,
-    });
-  }
+  if (error instanceof MalformedReplyError) return error.toModelError();
   const category = categoryOf(error);
   const retryable = isRetryable(error);
   if (error instanceof APIConnectionError) {

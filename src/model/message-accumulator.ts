@@ -1,5 +1,6 @@
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
+import { ModelError } from "./model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "./reply-limits.js";
 
 /**
@@ -32,6 +33,15 @@ export class MalformedReplyError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "MalformedReplyError";
+  }
+
+  /** The call's failure once retries ran out: the server's fault, worth trying again later. */
+  toModelError(): ModelError {
+    return new ModelError(`the model API sent a malformed reply: ${this.message}`, {
+      category: "server_error",
+      isRetryable: true,
+      cause: this,
+    });
   }
 }
 

@@ -57,13 +57,7 @@ export function isStreamBreak(error: unknown): boolean {
 export function toModelError(error: unknown, signal: AbortSignal, endpoint: EndpointInfo): unknown {
   if (signal.aborted || error instanceof APIUserAbortError) return signal.reason ?? error;
   if (error instanceof ModelError) return error;
-  if (error instanceof MalformedReplyError) {
-    return new ModelError(`the model API sent a malformed reply: ${error.message}`, {
-      category: "server_error",
-      isRetryable: true,
-      cause: error,
-    });
-  }
+  if (error instanceof MalformedReplyError) return error.toModelError();
   const category = categoryOf(error);
   const isRetryableError = isRetryable(error);
   if (error instanceof APIConnectionError) {
