@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { continuationModel, liveModels } from "../../src/cli/models.js";
 import type { RecordedRun } from "../../src/replay/recorded-run.js";
 import type { ProviderSettings, Task } from "../../src/task/schema.js";
+import { anthropicProvider } from "../helpers/providers.js";
 
 const API_KEY = "sk-ant-test-0123456789";
 
@@ -10,15 +11,7 @@ function taskOn(name: string, provider: Partial<ProviderSettings> = {}): Task {
     name,
     file: `${name}.yaml`,
     toolProtocol: "native",
-    provider: {
-      name: "anthropic",
-      api: "anthropic",
-      baseURL: "https://api.anthropic.com",
-      apiKeyEnv: "ANTHROPIC_API_KEY",
-      compat: {},
-      origin: undefined,
-      ...provider,
-    },
+    provider: anthropicProvider(provider),
   } as Task;
 }
 

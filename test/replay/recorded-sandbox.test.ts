@@ -3,6 +3,7 @@ import { recordedRun } from "../../src/replay/recorded-run.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
 import { type InitInfo, initLine } from "../../src/transcript/init-line.js";
 import type { TranscriptLine } from "../../src/transcript/line-schemas.js";
+import { anthropicProvider } from "../helpers/providers.js";
 
 const LIMITS = { tmpBytes: 2 * 1024 ** 3, shmBytes: 1024 ** 2, maxProcesses: 64, maxFileBytes: 5 };
 
@@ -16,14 +17,7 @@ const INFO: InitInfo = {
     file: "t.yaml",
     prompt: "Go.",
     system: undefined,
-    provider: {
-      name: "anthropic",
-      api: "anthropic",
-      baseURL: "https://api.anthropic.com",
-      apiKeyEnv: "ANTHROPIC_API_KEY",
-      compat: {},
-      origin: undefined,
-    },
+    provider: anthropicProvider(),
     toolProtocol: "native",
     limits: {
       maxSteps: 5,

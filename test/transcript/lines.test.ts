@@ -5,6 +5,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
 import { type InitInfo, initLine } from "../../src/transcript/init-line.js";
 import { eventLine, resultLine } from "../../src/transcript/lines.js";
 import { parseTranscript } from "../../src/transcript/reader.js";
+import { anthropicProvider } from "../helpers/providers.js";
 
 const REPLY: ModelReply = {
   message: {
@@ -309,14 +310,7 @@ const INIT: InitInfo = {
     file: "tasks/fix.yaml",
     prompt: "Fix it.",
     system: undefined,
-    provider: {
-      name: "anthropic",
-      api: "anthropic",
-      baseURL: "https://api.anthropic.com",
-      apiKeyEnv: "ANTHROPIC_API_KEY",
-      compat: {},
-      origin: undefined,
-    },
+    provider: anthropicProvider(),
     toolProtocol: "native",
     limits: {
       maxSteps: 12,
