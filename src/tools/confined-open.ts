@@ -9,6 +9,7 @@ import {
   makeLocated,
   OPEN_FOLDER,
 } from "./confined-entry.js";
+import { danglingLink, explain, type Intent, missing, notAFolder } from "./confined-errors.js";
 import { ToolError } from "./define-tool.js";
 import {
   folderHolding,
@@ -50,11 +51,7 @@ export type { Located } from "./confined-entry.js";
 /** What the file tools are created with: agent-run's folders they refuse. */
 export type FileToolOptions = Pick<FileScope, "protectedFolders" | "allowGitWrites">;
 
-/**
- * What a tool does with the path: it decides the messages, and whether folders are made (only
- * for "write"; "edit" changes a file that must exist).
- */
-export type Intent = "read" | "edit" | "write" | "list";
+export type { Intent } from "./confined-errors.js";
 
 /** Symbolic links followed for one path at most, as Linux does (MAXSYMLINKS). */
 const MAX_LINK_HOPS = 40;
@@ -246,36 +243,6 @@ async function refuseGuardedFolder(scope: Scope, folder: Folder): Promise<void> 
 
 function guardedError(scope: Scope, hit: ProtectedFolder): ToolError {
   return protectedFolderError(scope.input, toDisplayPath(scope.realRoot, hit.path));
-}
-
-function danglingLink(scope: Scope): ToolError {
-  return new ToolError(`path ${scope.input} is a symbolic link whose target does not exist`);
-}
-
-function missing(scope: Scope, parts: readonly string[]): ToolError {
-  const shown = toDisplayPath(scope.realRoot, join(scope.realRoot, ...parts));
-  return scope.intent === "list"
-    ? new ToolError(`folder "${shown}" does not exist; list its parent to see what exists`)
-    : new ToolError(`file "${shown}" does not exist; use list_files to see which files exist`);
-}
-
-function notAFolder(scope: Scope, parts: readonly string[]): ToolError {
-  const shown = toDisplayPath(scope.realRoot, join(scope.realRoot, ...parts));
-  return scope.intent === "write"
-    ? new ToolError(`cannot create the folder for "${shown}": part of its path is a file`)
-    : missing(scope, parts);
-}
-
-/** The system's message quotes the whole path: these get a short one of their own. */
-function explain(error: unknown, scope: Scope): unknown {
-  switch (errorCode(error)) {
-    case "EACCES":
-      return new ToolError(`path ${scope.input} is not accessible (permission denied)`);
-    case "ENAMETOOLONG":
-      return new ToolError(`path ${scope.input} is too long for the file system`);
-    default:
-      return error;
-  }
 }
 
 async function lstatOrMissing(scope: Scope, path: string): Promise<Stats | undefined> {
