@@ -6,6 +6,7 @@ import {
   type ModelClient,
   ModelError,
   type ModelReply,
+  type Reasoning,
   type ToolSpec,
   type ToolUseBlock,
   textOf,
@@ -26,6 +27,8 @@ export type RunAgentOptions = {
   modelName: string;
   system: string;
   prompt: string;
+  /** Sent with every request; undefined: the model's default. */
+  reasoning?: Reasoning | undefined;
   tools: readonly Tool[];
   /** `timeoutMs` is enforced by the caller through `signal`; it is here for the limit event. */
   limits: BudgetLimits & {
@@ -178,13 +181,14 @@ function push(state: RunState, message: Message): void {
 function keepWithinContext(state: RunState, step: number): void {
   const max = state.options.limits.maxContextTokens;
   if (max === undefined) return;
-  const { chars, removed } = fitContext(state.messages, max, state.contextChars);
+  const { chars, removed, droppedReasoning } = fitContext(state.messages, max, state.contextChars);
   state.contextChars = chars;
   if (removed > 0)
     state.options.onEvent({
       type: "context_trimmed",
       step,
       removedResults: removed,
+      droppedReasoning,
       maxTokens: max,
     });
 }
@@ -201,6 +205,7 @@ async function callModel(state: RunState, step: number): Promise<ModelReply | Ru
         messages: state.messages,
         tools: state.toolSpecs,
         maxOutputTokens: options.limits.maxOutputTokens,
+        ...(options.reasoning === undefined ? {} : { reasoning: options.reasoning }),
       },
       {
         signal: options.signal,

@@ -2,6 +2,7 @@ import { ConfigError } from "../errors.js";
 import type { Endpoint } from "../model/endpoint-hints.js";
 import { PROVIDER_PRESETS, type ProviderName } from "../model/providers.js";
 import { baseUrlProblem } from "../task/provider-schema.js";
+import { budgetApiProblem } from "../task/resolve-reasoning.js";
 import type { ProviderSettings, Task } from "../task/schema.js";
 import { nonEmpty } from "./flag-values.js";
 
@@ -33,6 +34,12 @@ export function settleProvider(
       compat: {},
       origin: `--provider ${flags.provider}`,
     };
+  }
+  const budgetProblem = budgetApiProblem(task.reasoning, provider.api);
+  if (budgetProblem !== undefined) {
+    throw new ConfigError(
+      `${task.file}: reasoning.budget_tokens with ${originOf(task, provider)}: ${budgetProblem}`,
+    );
   }
   const preset = PROVIDER_PRESETS[provider.name];
   const presetURL = provider.api === preset.api ? preset.baseURL : preset.anthropicBaseURL;

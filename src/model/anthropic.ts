@@ -18,7 +18,7 @@ import { CLIPPED_CONSOLE } from "./clipped-console.js";
 import { type Endpoint, isEventStream, NotEventStreamError } from "./endpoint-hints.js";
 import { limitBodyBytes } from "./limit-body-bytes.js";
 import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
-import type { ApiMessage, Message, ModelClient, ModelRequest } from "./model-client.js";
+import type { ApiMessage, Message, ModelClient, ModelRequest, Reasoning } from "./model-client.js";
 import { toModelReply } from "./model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "./reply-limits.js";
 import { withStreamRetries } from "./stream-retries.js";
@@ -170,6 +170,23 @@ function toParams(request: ModelRequest): Anthropic.MessageCreateParamsNonStream
     ),
     ...(tools.length > 0 ? { tools } : {}),
     ...(request.stopSequences?.length ? { stop_sequences: [...request.stopSequences] } : {}),
+    ...thinkingParams(request.reasoning),
+  };
+}
+
+/**
+ * The task's reasoning in the Messages API's terms: a budget is manual thinking; an effort alone
+ * is adaptive thinking, with the effort in `output_config`.
+ */
+function thinkingParams(reasoning: Reasoning | undefined) {
+  if (reasoning === undefined) return {};
+  const thinking: Anthropic.ThinkingConfigParam =
+    reasoning.budgetTokens === undefined
+      ? { type: "adaptive" }
+      : { type: "enabled", budget_tokens: reasoning.budgetTokens };
+  return {
+    thinking,
+    ...(reasoning.effort === undefined ? {} : { output_config: { effort: reasoning.effort } }),
   };
 }
 

@@ -51,6 +51,22 @@ export type Message =
 /** A tool as the model sees it. */
 export type ToolSpec = { name: string; description: string; inputSchema: Record<string, unknown> };
 
+/** Effort levels a task may ask for: the Messages API's `output_config.effort`, OpenAI's `reasoning_effort`. */
+export const REASONING_EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/**
+ * How the model reasons before it answers (the task's `reasoning:`). Messages API: `budgetTokens`
+ * is manual thinking (`thinking: {type: "enabled", budget_tokens}`), else `effort` turns on
+ * adaptive thinking with that effort. OpenAI format: `effort` is sent as `reasoning_effort`.
+ */
+export type Reasoning = { effort?: ReasoningEffort; budgetTokens?: number };
+
+/** Blocks the Messages API signs (thinking) and checks, with the conversation before them, when sent back. */
+export function isSignedBlock(block: { type: string }): boolean {
+  return block.type === "thinking" || block.type === "redacted_thinking";
+}
+
 export type ModelRequest = {
   model: string;
   system: string;
@@ -59,6 +75,8 @@ export type ModelRequest = {
   maxOutputTokens: number;
   /** Text that ends the reply where it appears (`stop_sequences`); clients without them ignore it. */
   stopSequences?: readonly string[];
+  /** Undefined: the model's default (no thinking parameters sent). */
+  reasoning?: Reasoning;
 };
 
 /** Token usage as the API reports it for one call. */

@@ -8,7 +8,7 @@ import type {
   ToolSpec,
   ToolUseBlock,
 } from "./model-client.js";
-import { toModelReply } from "./model-client.js";
+import { isSignedBlock, toModelReply } from "./model-client.js";
 import { PROTOCOL_ERROR_TOOL, protocolErrorBlock } from "./protocol-error.js";
 import { parseTextReply } from "./text-protocol-parse.js";
 
@@ -86,7 +86,9 @@ function assistantText(message: Extract<Message, { role: "assistant" }>): Assist
         .filter((call) => call.name !== PROTOCOL_ERROR_TOOL)
         .map((call) => `tool: ${call.name}(${JSON.stringify(call.input ?? {})})`);
   const whole = [text, ...lines].filter((part) => part.trim() !== "").join("\n");
-  return [{ type: "text", text: whole === "" ? "(empty reply)" : whole }];
+  // Signed reasoning goes back verbatim, as the Messages API requires, ahead of the text.
+  const signed = message.content.filter(isSignedBlock);
+  return [...signed, { type: "text", text: whole === "" ? "(empty reply)" : whole }];
 }
 
 /**

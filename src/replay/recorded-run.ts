@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { TranscriptError } from "../errors.js";
-import type { ApiMessage } from "../model/model-client.js";
+import { type ApiMessage, REASONING_EFFORTS } from "../model/model-client.js";
 import { PROVIDER_NAMES } from "../model/providers.js";
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
@@ -69,6 +69,13 @@ const RecordedTaskSchema = z.looseObject({
   tools: z.array(z.enum(TOOL_NAMES)),
   provider: RecordedProviderSchema,
   tool_protocol: z.enum(["native", "text"]).default("native"),
+  reasoning: z
+    .object({
+      effort: z.enum(REASONING_EFFORTS).nullable(),
+      budget_tokens: z.number().int().positive().max(10_000_000).nullable(),
+    })
+    .nullable()
+    .default(null),
   bash: z.object({
     timeout_ms: z.number(),
     env: z.record(z.string(), z.string()).default({}),
@@ -178,6 +185,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       origin: `${path}:1: task.provider`,
     },
     toolProtocol: recorded.tool_protocol,
+    reasoning: toReasoning(recorded.reasoning),
     workspace: recorded.workspace.source,
     limits: {
       maxSteps: recorded.limits.max_steps,
@@ -207,6 +215,14 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
     allowGitChanges: recorded.allow_git_changes,
     replies: recorded.replies ?? undefined,
     checks,
+  };
+}
+
+function toReasoning(recorded: z.infer<typeof RecordedTaskSchema>["reasoning"]) {
+  if (recorded === null) return undefined;
+  return {
+    ...(recorded.effort === null ? {} : { effort: recorded.effort }),
+    ...(recorded.budget_tokens === null ? {} : { budgetTokens: recorded.budget_tokens }),
   };
 }
 

@@ -57,6 +57,7 @@ export async function runAgentWithLimits(
       modelName: setup.modelName,
       system: setup.system,
       prompt: task.prompt,
+      reasoning: task.reasoning,
       tools: createTools(task.tools, {
         bash: {
           timeoutMs: task.bash.timeoutMs,

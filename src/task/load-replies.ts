@@ -14,7 +14,12 @@ const BlockSchema = z.union([
       input: z.record(z.string(), z.unknown()),
     })
     .strict(),
-  z.object({ type: z.enum(["thinking", "redacted_thinking"]) }).loose(),
+  z
+    .object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() })
+    .strict(),
+  z.object({ type: z.literal("redacted_thinking"), data: z.string() }).strict(),
+  // Another provider's reasoning (DeepSeek's reasoning_content), as the transcript records it.
+  z.object({ type: z.literal("reasoning"), text: z.string() }).strict(),
 ]);
 
 const UsageSchema = z

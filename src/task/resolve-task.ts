@@ -5,6 +5,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
 import { resolveProvider } from "./resolve-provider.js";
+import { resolveReasoning } from "./resolve-reasoning.js";
 import {
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_LIMITS,
@@ -24,8 +25,13 @@ export function resolveTask(
   locator: Locator,
 ): { task: Task; problems: TaskFileProblem[] } {
   const provider = resolveProvider(file, data, locator);
-  const task = { ...buildTask(file, data, locator), provider: provider.provider };
-  const problems: TaskFileProblem[] = [...provider.problems];
+  const reasoning = resolveReasoning(file, data, provider.provider.api, locator);
+  const task = {
+    ...buildTask(file, data, locator),
+    provider: provider.provider,
+    reasoning: reasoning.reasoning,
+  };
+  const problems: TaskFileProblem[] = [...provider.problems, ...reasoning.problems];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
       file,
@@ -46,7 +52,11 @@ export function resolveTask(
   return { task, problems };
 }
 
-function buildTask(file: string, data: TaskFile, locator: Locator): Omit<Task, "provider"> {
+function buildTask(
+  file: string,
+  data: TaskFile,
+  locator: Locator,
+): Omit<Task, "provider" | "reasoning"> {
   const folder = dirname(file);
   return {
     name: data.name ?? parse(file).name,

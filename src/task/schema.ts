@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Check } from "../checks/types.js";
+import { REASONING_EFFORTS, type Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import type { ProviderApi, ProviderName } from "../model/providers.js";
 import {
@@ -120,6 +121,24 @@ export const TaskFileSchema = z
       .optional()
       .describe(`Tools the agent may use. Default: all of ${TOOL_NAMES.join(", ")}.`),
     tool_protocol: ToolProtocolSchema,
+    reasoning: z
+      .object({
+        effort: z
+          .enum(REASONING_EFFORTS)
+          .optional()
+          .describe(
+            "How hard the model thinks: low, medium, high, xhigh or max. Messages API: adaptive thinking at this effort (output_config.effort); OpenAI format: reasoning_effort.",
+          ),
+        budget_tokens: positiveInt(
+          "Messages API only: manual extended thinking with this many tokens to think in (thinking.budget_tokens); at least 1,024 and less than limits.max_output_tokens, which it counts against.",
+          10_000_000,
+        ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Turns on the model's reasoning (thinking). Thinking tokens are output tokens: they count against the token limits and the cost. Default: the model's own default (no thinking parameters sent).",
+      ),
     bash: z
       .object({
         timeout: duration(
@@ -247,6 +266,8 @@ export type Task = {
   model: string | undefined;
   provider: ProviderSettings;
   toolProtocol: ToolProtocol;
+  /** The task's `reasoning:`; undefined: none asked for. */
+  reasoning: Reasoning | undefined;
   /** Absolute path of the workspace folder. */
   workspace: string;
   limits: Limits;

@@ -1,4 +1,5 @@
 import type { Check } from "../checks/types.js";
+import type { Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import { effectiveCompat } from "../model/providers.js";
 import type { Limits, ProviderSettings, ToolProtocol } from "../task/schema.js";
@@ -18,6 +19,7 @@ export type InitInfo = {
     system: string | undefined;
     provider: ProviderSettings;
     toolProtocol: ToolProtocol;
+    reasoning: Reasoning | undefined;
     limits: Limits;
     bash: {
       timeoutMs: number;
@@ -68,6 +70,13 @@ export function initLine(info: InitInfo): InitLineShape {
       model: info.model,
       provider: providerLine(task.provider, info.model),
       tool_protocol: task.toolProtocol,
+      reasoning:
+        task.reasoning === undefined
+          ? null
+          : {
+              effort: task.reasoning.effort ?? null,
+              budget_tokens: task.reasoning.budgetTokens ?? null,
+            },
       limits: {
         max_steps: task.limits.maxSteps,
         max_tokens: task.limits.maxTokens,

@@ -17,6 +17,9 @@ const EXAMPLES = {
   "fix-failing-test": "fixtures/workspaces/calculator",
   "add-farewell": "fixtures/workspaces/greeter",
   "rename-function": "fixtures/workspaces/calculator",
+  "deepseek-add-divide": "fixtures/workspaces/calculator",
+  "text-protocol-default-name": "fixtures/workspaces/greeter",
+  "think-add-shout": "fixtures/workspaces/greeter",
 } as const;
 
 describe("agent-run --offline tasks/*.yaml (the README's first command)", () => {
@@ -31,8 +34,8 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
       expect(summary).toMatchObject({ name, status: "completed", error: null });
     }
     expect(await treeContents("fixtures/workspaces")).toEqual(before);
-    expect(run.stdout).toMatch(/^\| total +\| +\| 3\/3 +\| +9\/9 \|/m);
-    expect(run.stdout).toContain("3/3 passed (100.0%)");
+    expect(run.stdout).toMatch(/^\| total +\| +\| 6\/6 +\| +18\/18 \|/m);
+    expect(run.stdout).toContain("6/6 passed (100.0%)");
   });
 
   test.each(Object.entries(EXAMPLES))(
@@ -94,5 +97,55 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
     expect(
       await readFile(join(out, "fix-failing-test", "workspace", "src", "math.js"), "utf8"),
     ).toContain("return a + b;");
+  });
+
+  test("the provider examples record their provider, protocol and reasoning, and replay --strict", async () => {
+    const names = ["deepseek-add-divide", "text-protocol-default-name", "think-add-shout"];
+    const run = await runCli([
+      "--offline",
+      ...names.map((name) => `tasks/${name}.yaml`),
+      "--out",
+      out,
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    const [deepseek, text, think] = await Promise.all(
+      names.map((name) => readTranscript(join(out, name))),
+    );
+    expect(deepseek?.[0]).toMatchObject({
+      task: {
+        provider: { name: "deepseek", api: "openai", compat: { reasoning_send_back: true } },
+      },
+    });
+    const blocksOf = (lines: typeof deepseek) =>
+      (lines ?? []).flatMap((line) =>
+        line.type === "assistant"
+          ? (line.message as { content: Array<{ type: string }> }).content
+          : [],
+      );
+    expect(blocksOf(deepseek).filter((block) => block.type === "reasoning")).toHaveLength(3);
+    expect(text?.[0]).toMatchObject({
+      task: { tool_protocol: "text", provider: { name: "ollama" } },
+    });
+    expect(blocksOf(text).filter((block) => block.type === "tool_use")).toHaveLength(3);
+    expect(think?.[0]).toMatchObject({
+      task: { reasoning: { effort: "high", budget_tokens: null } },
+    });
+    expect(blocksOf(think).filter((block) => block.type === "thinking")).toEqual([
+      expect.objectContaining({ signature: expect.stringMatching(/^ErUB/) }),
+      expect.objectContaining({ signature: expect.stringMatching(/^ErUB/) }),
+      { type: "thinking", thinking: "", signature: expect.stringMatching(/^ErUB/) },
+    ]);
+
+    for (const name of names) {
+      const replay = await runCli([
+        "replay",
+        join(out, name, "transcript.jsonl"),
+        "-o",
+        join(out, "replayed"),
+        "--strict",
+      ]);
+      expect(replay.exitCode, `${name}: ${replay.stderr}`).toBe(0);
+    }
   });
 });

@@ -55,6 +55,17 @@ export class ReplyBuilder {
     return this;
   }
 
+  /** A thinking block as the API returns it, signature included (an empty text may still be signed). */
+  thinking(thinking: string, signature: string): this {
+    this.#content.push({ type: "thinking", thinking, signature });
+    return this;
+  }
+
+  redactedThinking(data: string): this {
+    this.#content.push({ type: "redacted_thinking", data });
+    return this;
+  }
+
   usage(input: number, output: number, cacheCreation = 0, cacheRead = 0): this {
     this.#usage = {
       input_tokens: input,
@@ -159,6 +170,32 @@ export function toSse(message: ApiMessage): string {
           },
         ]);
       }
+    } else if (block.type === "thinking") {
+      // As the API streams it: an empty block, the text in deltas, the signature last.
+      events.push([
+        "content_block_start",
+        {
+          type: "content_block_start",
+          index,
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        },
+      ]);
+      const thinking = String(block.thinking);
+      const half = Math.ceil(thinking.length / 2);
+      for (const part of [thinking.slice(0, half), thinking.slice(half)].filter((p) => p !== "")) {
+        events.push([
+          "content_block_delta",
+          { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: part } },
+        ]);
+      }
+      events.push([
+        "content_block_delta",
+        {
+          type: "content_block_delta",
+          index,
+          delta: { type: "signature_delta", signature: String(block.signature) },
+        },
+      ]);
     } else {
       events.push([
         "content_block_start",

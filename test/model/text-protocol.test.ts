@@ -130,6 +130,34 @@ describe("withTextProtocol: the request", () => {
       },
     ]);
   });
+
+  test("signed reasoning goes back verbatim ahead of the turn's text; other reasoning never", async () => {
+    const inner = fakeInner(reply().text("done"));
+    const thinking = { type: "thinking", thinking: "", signature: "sig_1" };
+    const redacted = { type: "redacted_thinking", data: "opaque" };
+    await withTextProtocol(inner).complete(
+      request([
+        { role: "user", content: "go" },
+        {
+          role: "assistant",
+          content: [
+            thinking,
+            { type: "reasoning", text: "a DeepSeek thought" },
+            { type: "text", text: 'tool: bash({"command":"ls"})' },
+            redacted,
+            { type: "tool_use", id: "t1", name: "bash", input: { command: "ls" } },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a\n" }] },
+      ]),
+      { signal },
+    );
+
+    expect(inner.requests[0]?.messages[1]).toEqual({
+      role: "assistant",
+      content: [thinking, redacted, { type: "text", text: 'tool: bash({"command":"ls"})' }],
+    });
+  });
 });
 
 describe("withTextProtocol: the reply", () => {

@@ -19,6 +19,7 @@ const INFO: InitInfo = {
     system: undefined,
     provider: anthropicProvider(),
     toolProtocol: "native",
+    reasoning: undefined,
     limits: {
       maxSteps: 5,
       maxTokens: 1000,

@@ -225,11 +225,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "unknown-limit-key.yaml",
@@ -344,6 +344,22 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
       "6:13: provider.base_url: the URL holds a user name or password; never write a key in a task file: export it in an environment variable (export MY_API_KEY=...) and write that variable's name here (api_key_env: MY_API_KEY)",
     ],
     [
+      "reasoning-budget-too-big.yaml",
+      "7:18: reasoning.budget_tokens: must be less than limits.max_output_tokens (4096), which thinking counts against; lower it or raise limits.max_output_tokens",
+    ],
+    [
+      "reasoning-budget-on-openai.yaml",
+      "8:18: reasoning.budget_tokens: a thinking budget is a Messages API setting, and this provider uses the OpenAI chat-completions API, which takes an effort instead; write reasoning.effort (low, medium, high, xhigh or max)",
+    ],
+    [
+      "reasoning-effort-unknown.yaml",
+      '4:11: reasoning.effort: unknown value "hihg" (did you mean "high"?); expected one of low, medium, high, xhigh, max',
+    ],
+    [
+      "reasoning-empty.yaml",
+      "3:12: reasoning: is empty; write reasoning.effort or reasoning.budget_tokens, or remove it",
+    ],
+    [
       "tool-protocol-unknown.yaml",
       '4:16: tool_protocol: unknown value "txt" (did you mean "text"?); expected one of native, text',
     ],
@@ -426,7 +442,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -637,7 +653,7 @@ describe("loadTasks: checks", () => {
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
     ]);
   });
 });

@@ -312,6 +312,7 @@ const INIT: InitInfo = {
     system: undefined,
     provider: anthropicProvider(),
     toolProtocol: "native",
+    reasoning: undefined,
     limits: {
       maxSteps: 12,
       maxTokens: 200_000,

@@ -46,6 +46,10 @@ export function toChatParams(request: ModelRequest, compat: OpenAICompat, names:
     ...(tools.length > 0 ? { tools } : {}),
     ...(tools.length > 0 && compat.sendToolChoice ? { tool_choice: "auto" as const } : {}),
     ...(compat.streamUsage ? { stream_options: { include_usage: true } } : {}),
+    // A thinking budget is the Messages API's; task validation refuses it for this API.
+    ...(request.reasoning?.effort === undefined
+      ? {}
+      : { reasoning_effort: request.reasoning.effort }),
   };
 }
 

@@ -137,6 +137,11 @@ describe("toChatParams: history conversion", () => {
 });
 
 describe("toChatParams: compat settings", () => {
+  test("a task's reasoning effort is sent as reasoning_effort; no reasoning, no field", () => {
+    expect(params({ reasoning: { effort: "high" } })).toMatchObject({ reasoning_effort: "high" });
+    expect(params({})).not.toHaveProperty("reasoning_effort");
+  });
+
   test("the defaults: system role, max_tokens, include_usage, no tool_choice, no strict", () => {
     const body = params({});
     expect(body).toEqual({
