@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ConfigError, messageOf } from "../errors.js";
-import type { Usage } from "./model-client.js";
+import type { ApiMessage, ModelReply, Usage } from "./model-client.js";
 import { isProviderName } from "./providers.js";
 
 /** USD per million tokens, by kind of token. Cache writes are the 5-minute kind we request. */
@@ -120,6 +120,32 @@ export function estimateCostUsd(
     usage.cacheCreationInputTokens * price.cacheWrite +
     usage.cacheReadInputTokens * price.cacheRead;
   return Math.round(micros) / 1_000_000;
+}
+
+/**
+ * The one place a reply's cost is worked out, live and in replay alike: the cost the server
+ * reported for it when there is one, else the table's estimate of its usage; null when neither.
+ */
+export function replyCostUsd(
+  prices: PriceTable,
+  priced: PricedModel,
+  reply: Pick<ModelReply, "message" | "usage">,
+): number | null {
+  return reportedCostUsd(reply.message) ?? estimateCostUsd(prices, priced, reply.usage);
+}
+
+/**
+ * What the server billed for a reply in USD: OpenRouter's `cost` in the usage of its last chunk,
+ * kept under the message's `wire` (an OpenAI-format reply; the Anthropic client keeps no `wire`).
+ * Anything but a finite, non-negative number is no figure at all.
+ */
+function reportedCostUsd(message: ApiMessage): number | undefined {
+  const { wire } = message;
+  if (typeof wire !== "object" || wire === null || !("usage" in wire)) return undefined;
+  const { usage } = wire;
+  if (typeof usage !== "object" || usage === null || !("cost" in usage)) return undefined;
+  const { cost } = usage;
+  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : undefined;
 }
 
 const PriceFileSchema = z.record(

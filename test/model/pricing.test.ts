@@ -1,11 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { ConfigError } from "../../src/errors.js";
-import type { Usage } from "../../src/model/model-client.js";
+import type { ApiMessage, Usage } from "../../src/model/model-client.js";
 import {
   DEFAULT_PRICES,
   estimateCostUsd,
   findPrice,
   parsePriceFile,
+  replyCostUsd,
 } from "../../src/model/pricing.js";
 
 const USAGE: Usage = {
@@ -243,6 +244,53 @@ describe("the presets' models", () => {
       DEFAULT_PRICES["openai/gpt-6-sol"],
     );
     expect(DEFAULT_PRICES["deepseek/deepseek-flash"]?.input).toBe(0.3);
+  });
+});
+
+describe("replyCostUsd", () => {
+  /** An OpenAI-format reply as `toApiMessage` keeps it: the server's usage under `wire`. */
+  const reply = (wireUsage: Record<string, unknown>) => {
+    const message: ApiMessage = {
+      id: "gen-1",
+      type: "message",
+      role: "assistant",
+      model: "m",
+      content: [],
+      stop_reason: "end_turn",
+      usage: {},
+      wire: { finish_reason: "stop", usage: wireUsage },
+    };
+    return { message, usage: USAGE };
+  };
+  const flash = { provider: "deepseek", model: "deepseek-flash" };
+
+  test("the server's reported cost (OpenRouter's usage.cost) wins over the table, priced or not", () => {
+    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0.0123 }))).toBe(0.0123);
+    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0 }))).toBe(0);
+    const unpriced = { provider: "openrouter", model: "some/model" };
+    expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ cost: 0.5, prompt_tokens: 9 }))).toBe(
+      0.5,
+    );
+    expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ prompt_tokens: 9 }))).toBeNull();
+  });
+
+  test.each([
+    ["negative", -1],
+    ["NaN", Number.NaN],
+    ["infinite", Number.POSITIVE_INFINITY],
+    ["a string", "0.01"],
+    ["null", null],
+    ["an object", { usd: 1 }],
+  ])("a cost that is %s is ignored: the table's estimate stands", (_name, cost) => {
+    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost }))).toBe(0.00396);
+  });
+
+  test("a message with no wire usage (the Anthropic client's) is estimated", () => {
+    const { message } = reply({});
+    const { wire: _, ...anthropic } = message;
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: anthropic, usage: USAGE })).toBe(0.00396);
+    const odd = { ...anthropic, wire: "cost" };
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: odd, usage: USAGE })).toBe(0.00396);
   });
 });
 
