@@ -1,4 +1,10 @@
-import { addUsage, totalTokens, type Usage, ZERO_USAGE } from "../model/model-client.js";
+import {
+  addUsage,
+  type ModelReply,
+  totalTokens,
+  type Usage,
+  ZERO_USAGE,
+} from "../model/model-client.js";
 import type { LimitName } from "./events.js";
 
 /** The limits the loop enforces itself (the timeout arrives as an abort signal). */
@@ -9,8 +15,8 @@ export type BudgetLimits = {
   maxCostUsd?: number | undefined;
 };
 
-/** Prices a usage in USD (null when the model has no known price). */
-export type CostOf = (usage: Usage) => number | null;
+/** Prices one reply in USD (null when its cost is unknown); see `replyCostUsd`. */
+export type CostOf = (reply: ModelReply) => number | null;
 
 /** A limit that has been reached, with the figures for the transcript. */
 export type LimitHit = { limit: LimitName; used: number; max: number };
@@ -23,6 +29,8 @@ export type LimitHit = { limit: LimitName; used: number; max: number };
 export class Budget {
   #steps = 0;
   #usage: Usage = ZERO_USAGE;
+  /** The replies' costs summed; null once one of them had no known cost. */
+  #spentUsd: number | null = 0;
   readonly #limits: BudgetLimits;
 
   readonly #costOf: CostOf;
@@ -40,6 +48,11 @@ export class Budget {
     return this.#usage;
   }
 
+  /** USD spent so far, to the nano-dollar (a sum of floats would print as 0.30000000000000004). */
+  get spentUsd(): number | null {
+    return this.#spentUsd === null ? null : Math.round(this.#spentUsd * 1e9) / 1e9;
+  }
+
   /** Checks whether one more model call is allowed; counts it when it is. */
   beforeCall(): LimitHit | undefined {
     if (this.#steps >= this.#limits.maxSteps) {
@@ -55,20 +68,22 @@ export class Budget {
     return undefined;
   }
 
-  /** Adds a reply's usage; returns the token limit hit when this reply reached it. */
-  afterReply(usage: Usage): LimitHit | undefined {
-    this.#usage = addUsage(this.#usage, usage);
+  /** Adds a reply's usage and cost; returns the token or cost limit hit when this reply reached it. */
+  afterReply(reply: ModelReply): LimitHit | undefined {
+    this.#usage = addUsage(this.#usage, reply.usage);
+    const cost = this.#costOf(reply);
+    this.#spentUsd = this.#spentUsd === null || cost === null ? null : this.#spentUsd + cost;
     const tokens = totalTokens(this.#usage);
     if (tokens > this.#limits.maxTokens)
       return { limit: "max_tokens", used: tokens, max: this.#limits.maxTokens };
     return this.#costHit((spent, max) => spent > max);
   }
 
-  /** The cost limit, when set and `isHit(spent, max)`; an unknown price counts as reaching it. */
+  /** The cost limit, when set and `isHit(spent, max)`; a reply of unknown cost counts as reaching it. */
   #costHit(isHit: (spent: number, max: number) => boolean): LimitHit | undefined {
     const max = this.#limits.maxCostUsd;
     if (max === undefined) return undefined;
-    const spent = this.#costOf(this.#usage);
+    const spent = this.spentUsd;
     if (spent === null) return { limit: "max_cost", used: Number.NaN, max };
     return isHit(spent, max) ? { limit: "max_cost", used: spent, max } : undefined;
   }

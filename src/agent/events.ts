@@ -30,6 +30,8 @@ export type RunResult = {
   /** Model calls made. */
   steps: number;
   usage: Usage;
+  /** What the replies cost in USD (see `CostOf`); null when one had no known cost. */
+  costUsd: number | null;
   /** Text of the model's last reply (empty when there was none). */
   finalText: string;
   /** The last reply's API stop reason. */

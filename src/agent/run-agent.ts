@@ -129,7 +129,7 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   const reply = await callModel(state, step);
   if (!("message" in reply)) return reply;
   push(state, { role: "assistant", content: reply.content });
-  const tokenHit = budget.afterReply(reply.usage);
+  const tokenHit = budget.afterReply(reply);
   if (tokenHit !== undefined) return endAtLimit(state, tokenHit, step);
 
   const calls = reply.content.filter(isToolUse);
@@ -253,6 +253,7 @@ function end(state: RunState, status: RunStatus, error?: string): RunResult {
     status,
     steps: state.budget.steps,
     usage: state.budget.usage,
+    costUsd: state.budget.spentUsd,
     finalText: state.lastReply === undefined ? "" : textOf(state.lastReply.content),
     stopReason: state.lastReply?.stopReason ?? null,
     durationMs: Math.round(performance.now() - state.startedAt),

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { messageOf } from "../errors.js";
 import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
-import { estimateCostUsd, type PriceTable } from "../model/pricing.js";
+import { type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
 import type { RunTaskOptions } from "../run/run-options.js";
@@ -91,9 +91,8 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
     gate: () => budget.exhausted(),
     onEvent: (event) => {
       if (event.type === "model_reply") {
-        const { usage } = event.reply;
         const priced = { provider: task.provider.name, model: model.name };
-        budget.record(usage, estimateCostUsd(batch.prices, priced, usage));
+        budget.record(event.reply.usage, replyCostUsd(batch.prices, priced, event.reply));
       }
       // A refused key fails every task alike: say it once, and start no more tasks.
       if (

@@ -131,7 +131,10 @@ function startMessage(state: State, event: Event): void {
   if (state.message !== undefined) throw new MalformedReplyError("a second message_start came");
   if (!isRecord(event.message)) throw new MalformedReplyError("message_start holds no message");
   addChars(state, undefined, jsonChars(event.message));
-  state.message = { ...event.message };
+  // `wire` is the OpenAI client's record of what its server sent (a reported cost among it): a
+  // Messages-API server's field of that name would be read as one.
+  const { wire: _, ...message } = event.message;
+  state.message = message;
 }
 
 /** A block must start at the next index: no gaps (a block at 200,000,000 would be a sparse array). */

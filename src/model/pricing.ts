@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError, messageOf } from "../errors.js";
-import type { Usage } from "./model-client.js";
+import type { ApiMessage, ModelReply, Usage } from "./model-client.js";
+import { isProviderName } from "./providers.js";
 
 /** USD per million tokens, by kind of token. Cache writes are the 5-minute kind we request. */
 export type Price = { input: number; output: number; cacheWrite: number; cacheRead: number };
@@ -14,8 +15,34 @@ const haiku45: Price = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 }
 const fable5: Price = { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 };
 const fable51: Price = { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25 };
 
+// DeepSeek as of 2026-10-27: api-docs.deepseek.com/quick_start/pricing (model version
+// DeepSeek-V4.1-Flash-1017), as read on that date by github.com/benderandrew069/deepseek-api-pricing-2026.
+// These are the peak-hour prices (weekdays 01:00-04:00 and 06:00-10:00 UTC); off-peak is half, and one
+// price per token kind cannot tell them apart, so a budget is never under-counted. A cache miss is
+// the input price. `deepseek-v4-flash` is retired and served and billed as `deepseek-flash`;
+// `deepseek-chat` and `deepseek-reasoner` were retired on 2026-07-24 and have no price.
+const deepseekFlash: Price = { input: 0.3, output: 1.2, cacheWrite: 0.3, cacheRead: 0.006 };
+const deepseekV4Pro: Price = { input: 1.32, output: 3.96, cacheWrite: 1.32, cacheRead: 0.044 };
+
+// OpenAI's standard-tier prices for prompts up to 272K tokens (a longer prompt costs 2x input and
+// 1.5x output, which one price cannot hold). Cache reads are the cached-input price; cache writes
+// are 1.25x input, OpenAI's rule for these models, though chat-completions usage counts none.
+// gpt-6.1-sol as of 2026-10-01 (github.com/TheKrush/PromptFuel v1.0.22, effective 2026-09-29);
+// gpt-6-sol as of 2026-10-13 (inference.sh/apps/openai/gpt-6-sol); gpt-6-luna as of 2026-09-22
+// (docs.litellm.ai/blog/gpt_6_sol_luna, github.com/merefield/codexometer v0.18.4); gpt-6-astra as
+// of 2026-09-07 (PromptFuel v1.0.19); gpt-5.6-terra and -luna as of 2026-09-24, their cut of
+// 2026-07-30 being permanent (docs.laozhang.ai, github.com/gramext/dist v0.1.0). gpt-5.6-sol is left
+// out: its promotional price was promised only until 2026-11-21.
+const gpt61Sol: Price = { input: 2, output: 10, cacheWrite: 2.5, cacheRead: 0.1 };
+const gpt6Sol: Price = { input: 2, output: 10, cacheWrite: 2.5, cacheRead: 0.2 };
+const gpt6Luna: Price = { input: 0.1, output: 0.5, cacheWrite: 0.125, cacheRead: 0.01 };
+const gpt6Astra: Price = { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 };
+const gpt56Terra: Price = { input: 2, output: 12, cacheWrite: 2.5, cacheRead: 0.2 };
+const gpt56Luna: Price = { input: 0.2, output: 1.2, cacheWrite: 0.25, cacheRead: 0.02 };
+
 /**
- * Anthropic's published list prices (USD / million tokens) as of 2026-11, keyed by model id.
+ * List prices (USD / million tokens): Anthropic's as of 2026-11 under bare model ids (any provider
+ * serving that name), and the other presets' models under `provider/model`, dated above.
  * Override or extend with `--prices FILE` / `AGENT_RUN_PRICES`; README documents both.
  */
 export const DEFAULT_PRICES: PriceTable = {
@@ -34,6 +61,15 @@ export const DEFAULT_PRICES: PriceTable = {
   "claude-mythos-5": fable5,
   "claude-fable-5-1": fable51,
   "claude-mythos-5-1": fable51,
+  "deepseek/deepseek-flash": deepseekFlash,
+  "deepseek/deepseek-v4-flash": deepseekFlash,
+  "deepseek/deepseek-v4-pro": deepseekV4Pro,
+  "openai/gpt-6.1-sol": gpt61Sol,
+  "openai/gpt-6-sol": gpt6Sol,
+  "openai/gpt-6-luna": gpt6Luna,
+  "openai/gpt-6-astra": gpt6Astra,
+  "openai/gpt-5.6-terra": gpt56Terra,
+  "openai/gpt-5.6-luna": gpt56Luna,
 };
 
 /** A model as a price is looked up for it: the task's provider preset and the model's id. */
@@ -48,7 +84,9 @@ const FREE: Price = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
  * Finds a model's price. Keys are `provider/model` (`deepseek/deepseek-chat`) or a bare model id,
  * which stands for any provider; each is tried exactly, then without a `-YYYYMMDD` date suffix.
  * The provider's own key wins; a local server (`ollama`, `vllm`) is free when its model has no
- * key of its own; a bare string is a model on the `anthropic` preset.
+ * key of its own; a bare string is a model on the `anthropic` preset. A gateway's model named
+ * like another preset's key (`deepseek/deepseek-chat` on `openrouter`) is not priced by that key:
+ * it is that provider's price, not the gateway's.
  */
 export function findPrice(prices: PriceTable, priced: PricedModel | string): Price | undefined {
   const { provider, model } =
@@ -57,8 +95,15 @@ export function findPrice(prices: PriceTable, priced: PricedModel | string): Pri
   return (
     exact(`${provider}/${model}`) ??
     (LOCAL_PROVIDERS.has(provider) ? FREE : undefined) ??
-    exact(model)
+    (isOtherProvidersKey(model, provider) ? undefined : exact(model))
   );
+}
+
+/** Whether `key` reads as `provider/model` for a preset other than `provider`. */
+function isOtherProvidersKey(key: string, provider: string): boolean {
+  const slash = key.indexOf("/");
+  const prefix = key.slice(0, slash);
+  return slash > 0 && prefix !== provider && isProviderName(prefix);
 }
 
 /** Estimated cost in USD, or null when the model has no known price. */
@@ -75,6 +120,32 @@ export function estimateCostUsd(
     usage.cacheCreationInputTokens * price.cacheWrite +
     usage.cacheReadInputTokens * price.cacheRead;
   return Math.round(micros) / 1_000_000;
+}
+
+/**
+ * The one place a reply's cost is worked out, live and in replay alike: the cost the server
+ * reported for it when there is one, else the table's estimate of its usage; null when neither.
+ */
+export function replyCostUsd(
+  prices: PriceTable,
+  priced: PricedModel,
+  reply: Pick<ModelReply, "message" | "usage">,
+): number | null {
+  return reportedCostUsd(reply.message) ?? estimateCostUsd(prices, priced, reply.usage);
+}
+
+/**
+ * What the server billed for a reply in USD: OpenRouter's `cost` in the usage of its last chunk,
+ * kept under the message's `wire` (an OpenAI-format reply; the Anthropic client keeps no `wire`).
+ * Anything but a finite, non-negative number is no figure at all.
+ */
+function reportedCostUsd(message: ApiMessage): number | undefined {
+  const { wire } = message;
+  if (typeof wire !== "object" || wire === null || !("usage" in wire)) return undefined;
+  const { usage } = wire;
+  if (typeof usage !== "object" || usage === null || !("cost" in usage)) return undefined;
+  const { cost } = usage;
+  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : undefined;
 }
 
 const PriceFileSchema = z.record(

@@ -2,7 +2,7 @@ import type { LimitHit } from "../agent/budget.js";
 import type { AgentEvent, RunResult } from "../agent/events.js";
 import { runAgent } from "../agent/run-agent.js";
 import type { ModelClient } from "../model/model-client.js";
-import { estimateCostUsd, type PriceTable } from "../model/pricing.js";
+import { type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { Task } from "../task/schema.js";
 import { MAX_TIMER_MS } from "../timer.js";
 import { createTools } from "../tools/index.js";
@@ -76,12 +76,8 @@ export async function runAgentWithLimits(
       workspaceRoot,
       signal: controller.signal,
       onEvent,
-      costOf: (usage) =>
-        estimateCostUsd(
-          setup.prices,
-          { provider: task.provider.name, model: setup.modelName },
-          usage,
-        ),
+      costOf: (reply) =>
+        replyCostUsd(setup.prices, { provider: task.provider.name, model: setup.modelName }, reply),
       ready: setup.ready,
       ...(setup.gate === undefined ? {} : { gate: setup.gate }),
     });

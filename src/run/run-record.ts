@@ -3,7 +3,6 @@ import type { RunResult } from "../agent/events.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { CheckResult } from "../checks/types.js";
 import { messageOf } from "../errors.js";
-import { estimateCostUsd } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
 import { initLine } from "../transcript/init-line.js";
@@ -100,8 +99,7 @@ export async function finish(
       ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
       : finalResult(work.result, run.problems, elapsedMs);
   const changedFiles = work.changes?.changedFiles ?? [];
-  const priced = { provider: options.task.provider.name, model: options.modelName };
-  const costUsd = estimateCostUsd(options.prices, priced, final.usage);
+  const { costUsd } = final;
   try {
     for (const check of work.checks) run.transcript.write(checkLine(check));
     const model = options.modelName;

@@ -30,6 +30,7 @@ export function emptyResult(
     status,
     steps: 0,
     usage: ZERO_USAGE,
+    costUsd: 0,
     finalText: "",
     stopReason: null,
     durationMs: Math.round(elapsedMs),

@@ -80,6 +80,55 @@ describe("an OpenAI-compatible provider through the built CLI", () => {
     );
   });
 
+  test("OpenRouter's reported cost is the reply's cost: in max_cost, the result line, summary.json and a replay", async () => {
+    await using server = await startOpenAIHttpServer();
+    const listing = (id: string) => [
+      chunk(callDelta({ index: 0, id, name: "list_files", args: "{}" })),
+      chunk({}, "tool_calls"),
+      // OpenRouter's last chunk: the usage with what the call cost, in USD.
+      usageChunk({ prompt_tokens: 1000, completion_tokens: 50, cost: 0.02 }),
+    ];
+    server.queue({ chunks: listing("call_1") }, { chunks: listing("call_2") });
+    await using dir = await tmpWorkspace({ files: { "ws/a.txt": "A\n" } });
+    // The table's estimate for this model would be $1.05 a call: stopped at the first reply.
+    await writeFile(
+      dir.path("prices.json"),
+      JSON.stringify({ "openrouter/deepseek/deepseek-flash": { input: 1000, output: 1000 } }),
+    );
+    await writeFile(
+      dir.path("t.yaml"),
+      `prompt: List.\nworkspace: ws\nmodel: deepseek/deepseek-flash\nlimits: { max_cost_usd: 0.03 }\nprovider:\n  name: openrouter\n  base_url: ${server.baseURL}\n`,
+    );
+    const run = await spawnCli(
+      [dir.path("t.yaml"), "--prices", dir.path("prices.json"), "--out", dir.path("out")],
+      { OPENROUTER_API_KEY: "sk-or-test" },
+    );
+
+    expect(run.code, run.stderr).toBe(1);
+    expect(server.requests).toHaveLength(2);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({
+      status: "max_cost",
+      steps: 2,
+      cost_usd: 0.04,
+    });
+    expect((await readTranscript(dir.path("out/t"))).at(-1)).toMatchObject({
+      type: "result",
+      total_cost_usd: 0.04,
+    });
+
+    // No prices file: the figures come from the recorded replies.
+    const replay = await spawnCli(
+      ["replay", dir.path("out/t/transcript.jsonl"), "-o", dir.path("replayed")],
+      {},
+    );
+    expect(replay.stderr).toContain("replay: no divergence");
+    expect(await readSummary(dir.path("replayed/t"))).toMatchObject({
+      status: "max_cost",
+      steps: 2,
+      cost_usd: 0.04,
+    });
+  });
+
   test("tool_protocol: text completes against a server with no tools support", async () => {
     await using server = await startOpenAIHttpServer();
     const say = (text: string) => [chunk({ role: "assistant", content: text }), chunk({}, "stop")];

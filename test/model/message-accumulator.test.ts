@@ -27,6 +27,16 @@ function accumulate(events: StreamEvent[]): Record<string, unknown> {
 }
 
 describe("createMessageAccumulator", () => {
+  it("drops a `wire` field a Messages-API server sends: that name holds the OpenAI client's record", () => {
+    const message = accumulate([
+      { ...START, message: { ...START.message, wire: { usage: { cost: 0 } } } },
+      { type: "message_stop" },
+    ]);
+
+    expect(message).not.toHaveProperty("wire");
+    expect(message).toMatchObject({ id: "msg_1", usage: { input_tokens: 12 } });
+  });
+
   it("rebuilds text, thinking and tool calls, and merges the final usage", () => {
     const message = accumulate([
       START,

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { ConfigError } from "../../src/errors.js";
-import type { Usage } from "../../src/model/model-client.js";
+import type { ApiMessage, Usage } from "../../src/model/model-client.js";
 import {
   DEFAULT_PRICES,
   estimateCostUsd,
   findPrice,
   parsePriceFile,
+  replyCostUsd,
 } from "../../src/model/pricing.js";
 
 const USAGE: Usage = {
@@ -148,6 +149,148 @@ describe("prices by provider", () => {
     expect(
       estimateCostUsd(table, { provider: "openai-compatible", model: "llama3" }, usage),
     ).toBeNull();
+  });
+});
+
+describe("the presets' models", () => {
+  test("DeepSeek's current models have their peak-hour prices; the retired deepseek-chat has none", () => {
+    const flash = { provider: "deepseek", model: "deepseek-flash" };
+    expect(findPrice(DEFAULT_PRICES, flash)).toEqual({
+      input: 0.3,
+      output: 1.2,
+      cacheWrite: 0.3,
+      cacheRead: 0.006,
+    });
+    expect(findPrice(DEFAULT_PRICES, { provider: "deepseek", model: "deepseek-v4-flash" })).toEqual(
+      findPrice(DEFAULT_PRICES, flash),
+    );
+    expect(findPrice(DEFAULT_PRICES, { provider: "deepseek", model: "deepseek-v4-pro" })).toEqual({
+      input: 1.32,
+      output: 3.96,
+      cacheWrite: 1.32,
+      cacheRead: 0.044,
+    });
+    // 1k × $0.30 + 2k × $1.20 + 4k × $0.30 + 10k × $0.006 = $0.0003 + $0.0024 + $0.0012 + $0.00006
+    expect(estimateCostUsd(DEFAULT_PRICES, flash, USAGE)).toBe(0.00396);
+    expect(findPrice(DEFAULT_PRICES, { provider: "deepseek", model: "deepseek-chat" })).toBe(
+      undefined,
+    );
+    expect(findPrice(DEFAULT_PRICES, { provider: "deepseek", model: "deepseek-reasoner" })).toBe(
+      undefined,
+    );
+  });
+
+  test("OpenAI's models are priced on the openai preset, cache reads at the cached-input price", () => {
+    const openai = (model: string) => findPrice(DEFAULT_PRICES, { provider: "openai", model });
+    expect(openai("gpt-6.1-sol")).toEqual({
+      input: 2,
+      output: 10,
+      cacheWrite: 2.5,
+      cacheRead: 0.1,
+    });
+    expect(openai("gpt-6-sol")).toEqual({ input: 2, output: 10, cacheWrite: 2.5, cacheRead: 0.2 });
+    expect(openai("gpt-6-luna")).toEqual({
+      input: 0.1,
+      output: 0.5,
+      cacheWrite: 0.125,
+      cacheRead: 0.01,
+    });
+    expect(openai("gpt-6-astra")).toMatchObject({ input: 10, output: 50, cacheRead: 1 });
+    expect(openai("gpt-5.6-terra")).toMatchObject({ input: 2, output: 12, cacheRead: 0.2 });
+    expect(openai("gpt-5.6-luna")).toMatchObject({ input: 0.2, output: 1.2, cacheRead: 0.02 });
+    // A promotional price with no known end is no price.
+    expect(openai("gpt-5.6-sol")).toBeUndefined();
+  });
+
+  test("a gateway's model named like another preset's key is not priced by it; its own key is", () => {
+    const gateway = (model: string) => findPrice(DEFAULT_PRICES, { provider: "openrouter", model });
+    expect(gateway("deepseek/deepseek-flash")).toBeUndefined();
+    expect(gateway("openai/gpt-6-sol")).toBeUndefined();
+    expect(findPrice(DEFAULT_PRICES, { provider: "openai", model: "openai/gpt-6-sol" })).toEqual(
+      DEFAULT_PRICES["openai/gpt-6-sol"],
+    );
+    // Anthropic's bare ids stand for any provider serving that name, a gateway included.
+    expect(gateway("claude-sonnet-5-5")).toEqual(DEFAULT_PRICES["claude-sonnet-5-5"]);
+    const table = parsePriceFile(
+      JSON.stringify({
+        "openrouter/deepseek/deepseek-flash": { input: 0.5, output: 2 },
+        "Qwen/Qwen3-Coder": { input: 0.1, output: 0.4 },
+      }),
+      "prices.json",
+    );
+    expect(
+      findPrice(table, { provider: "openrouter", model: "deepseek/deepseek-flash" })?.input,
+    ).toBe(0.5);
+    // A bare id with a slash that names no preset still stands for any provider.
+    expect(
+      findPrice(table, { provider: "openai-compatible", model: "Qwen/Qwen3-Coder" })?.output,
+    ).toBe(0.4);
+  });
+
+  test("a prices file overrides a built-in preset entry", () => {
+    const table = parsePriceFile(
+      JSON.stringify({
+        "deepseek/deepseek-flash": { input: 0.15, output: 0.6, cache_read: 0.003 },
+      }),
+      "prices.json",
+    );
+
+    expect(findPrice(table, { provider: "deepseek", model: "deepseek-flash" })).toMatchObject({
+      input: 0.15,
+      output: 0.6,
+      cacheRead: 0.003,
+    });
+    expect(findPrice(table, { provider: "openai", model: "gpt-6-sol" })).toEqual(
+      DEFAULT_PRICES["openai/gpt-6-sol"],
+    );
+    expect(DEFAULT_PRICES["deepseek/deepseek-flash"]?.input).toBe(0.3);
+  });
+});
+
+describe("replyCostUsd", () => {
+  /** An OpenAI-format reply as `toApiMessage` keeps it: the server's usage under `wire`. */
+  const reply = (wireUsage: Record<string, unknown>) => {
+    const message: ApiMessage = {
+      id: "gen-1",
+      type: "message",
+      role: "assistant",
+      model: "m",
+      content: [],
+      stop_reason: "end_turn",
+      usage: {},
+      wire: { finish_reason: "stop", usage: wireUsage },
+    };
+    return { message, usage: USAGE };
+  };
+  const flash = { provider: "deepseek", model: "deepseek-flash" };
+
+  test("the server's reported cost (OpenRouter's usage.cost) wins over the table, priced or not", () => {
+    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0.0123 }))).toBe(0.0123);
+    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0 }))).toBe(0);
+    const unpriced = { provider: "openrouter", model: "some/model" };
+    expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ cost: 0.5, prompt_tokens: 9 }))).toBe(
+      0.5,
+    );
+    expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ prompt_tokens: 9 }))).toBeNull();
+  });
+
+  test.each([
+    ["negative", -1],
+    ["NaN", Number.NaN],
+    ["infinite", Number.POSITIVE_INFINITY],
+    ["a string", "0.01"],
+    ["null", null],
+    ["an object", { usd: 1 }],
+  ])("a cost that is %s is ignored: the table's estimate stands", (_name, cost) => {
+    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost }))).toBe(0.00396);
+  });
+
+  test("a message with no wire usage (the Anthropic client's) is estimated", () => {
+    const { message } = reply({});
+    const { wire: _, ...anthropic } = message;
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: anthropic, usage: USAGE })).toBe(0.00396);
+    const odd = { ...anthropic, wire: "cost" };
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: odd, usage: USAGE })).toBe(0.00396);
   });
 });
 

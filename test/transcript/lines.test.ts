@@ -83,6 +83,7 @@ function runResult(status: RunStatus, error?: string): RunResult {
       cacheCreationInputTokens: 1650,
       cacheReadInputTokens: 8400,
     },
+    costUsd: 0.01342,
     finalText: "Fixed it.",
     stopReason: "end_turn",
     durationMs: 5120,
