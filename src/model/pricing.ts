@@ -15,14 +15,14 @@ const haiku45: Price = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 }
 const fable5: Price = { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1 };
 const fable51: Price = { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25 };
 
-// DeepSeek as of 2026-10-27: api-docs.deepseek.com/quick_start/pricing (model version
-// DeepSeek-V4.1-Flash-1017), as read on that date by github.com/benderandrew069/deepseek-api-pricing-2026.
-// These are the peak-hour prices (weekdays 01:00-04:00 and 06:00-10:00 UTC); off-peak is half, and one
-// price per token kind cannot tell them apart, so a budget is never under-counted. A cache miss is
-// the input price. `deepseek-v4-flash` is retired and served and billed as `deepseek-flash`;
-// `deepseek-chat` and `deepseek-reasoner` were retired on 2026-07-24 and have no price.
-const deepseekFlash: Price = { input: 0.3, output: 1.2, cacheWrite: 0.3, cacheRead: 0.006 };
-const deepseekV4Pro: Price = { input: 1.32, output: 3.96, cacheWrite: 1.32, cacheRead: 0.044 };
+// DeepSeek as of 2026-07-04: api-docs.deepseek.com/quick_start/pricing, as quoted that day by
+// factquire.com/models/deepseek/deepseek-v4-flash.json (cache hit, cache miss, output; the same
+// figures as the page's 2026-04-26 archive, V4-Pro's discount having become its list price). A
+// cache miss is the input price. DeepSeek was reported in July 2026 to plan peak-hour prices up to
+// twice these; a prices file can hold those. `deepseek-chat` and `deepseek-reasoner` were retired on
+// 2026-07-24 and have no price.
+const deepseekV4Flash: Price = { input: 0.14, output: 0.28, cacheWrite: 0.14, cacheRead: 0.0028 };
+const deepseekV4Pro: Price = { input: 0.435, output: 0.87, cacheWrite: 0.435, cacheRead: 0.003625 };
 
 // OpenAI's standard-tier prices for prompts up to 272K tokens (a longer prompt costs 2x input and
 // 1.5x output, which one price cannot hold). Cache reads are the cached-input price; cache writes
@@ -61,8 +61,7 @@ export const DEFAULT_PRICES: PriceTable = {
   "claude-mythos-5": fable5,
   "claude-fable-5-1": fable51,
   "claude-mythos-5-1": fable51,
-  "deepseek/deepseek-flash": deepseekFlash,
-  "deepseek/deepseek-v4-flash": deepseekFlash,
+  "deepseek/deepseek-v4-flash": deepseekV4Flash,
   "deepseek/deepseek-v4-pro": deepseekV4Pro,
   "openai/gpt-6.1-sol": gpt61Sol,
   "openai/gpt-6-sol": gpt6Sol,

@@ -86,10 +86,11 @@ const OPENAI_REASONING_MODEL = /^o\d/;
 /** Models that take `max_completion_tokens` (and refuse `max_tokens`): o-series and gpt-5. */
 const OPENAI_COMPLETION_TOKENS_MODEL = /^(o\d|gpt-5)/;
 /**
- * DeepSeek's thinking mode (deepseek-reasoner, and the V3.1+ thinking models): its documentation
- * requires `reasoning_content` back on assistant turns with tool calls inside one user turn.
+ * DeepSeek's V4 models think by default, and in thinking mode its documentation requires
+ * `reasoning_content` back on assistant turns with tool calls (a 400 otherwise). A turn without
+ * reasoning sends none, so on by default for every DeepSeek model; only the retired R1 reasoner
+ * rejected it (a task sets `reasoning_send_back: false` for such a model behind another server).
  */
-const DEEPSEEK_THINKING_MODEL = /reasoner|think/i;
 
 /** The compat settings a preset starts from for `model`; a task's `compat:` overrides them. */
 export function presetCompat(name: ProviderName, model: string): OpenAICompat {
@@ -113,7 +114,7 @@ export function presetCompat(name: ProviderName, model: string): OpenAICompat {
         developerRole: OPENAI_REASONING_MODEL.test(bare),
       };
     case "deepseek":
-      return { ...base, reasoningSendBack: DEEPSEEK_THINKING_MODEL.test(bare) };
+      return { ...base, reasoningSendBack: true };
     case "anthropic":
     case "openrouter":
     case "ollama":

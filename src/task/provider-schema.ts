@@ -97,7 +97,7 @@ export const CompatSchema = z
     strict_tools: flag("Mark each tool function strict: true. Default: false."),
     send_tool_choice: flag('Send tool_choice: "auto" with the tools. Default: false.'),
     reasoning_send_back: flag(
-      "Send reasoning_content back on assistant turns that called tools (DeepSeek's thinking mode requires it; older reasoners reject it). Default: true for deepseek models named *reasoner* or *think*, false elsewhere.",
+      "Send reasoning_content back on assistant turns that called tools (DeepSeek's thinking mode requires it; older reasoners reject it). Default: true on the deepseek preset (its V4 models think by default), false elsewhere.",
     ),
   })
   .strict()

@@ -93,11 +93,11 @@ describe("an OpenAI-compatible provider through the built CLI", () => {
     // The table's estimate for this model would be $1.05 a call: stopped at the first reply.
     await writeFile(
       dir.path("prices.json"),
-      JSON.stringify({ "openrouter/deepseek/deepseek-flash": { input: 1000, output: 1000 } }),
+      JSON.stringify({ "openrouter/deepseek/deepseek-v4-flash": { input: 1000, output: 1000 } }),
     );
     await writeFile(
       dir.path("t.yaml"),
-      `prompt: List.\nworkspace: ws\nmodel: deepseek/deepseek-flash\nlimits: { max_cost_usd: 0.03 }\nprovider:\n  name: openrouter\n  base_url: ${server.baseURL}\n`,
+      `prompt: List.\nworkspace: ws\nmodel: deepseek/deepseek-v4-flash\nlimits: { max_cost_usd: 0.03 }\nprovider:\n  name: openrouter\n  base_url: ${server.baseURL}\n`,
     );
     const run = await spawnCli(
       [dir.path("t.yaml"), "--prices", dir.path("prices.json"), "--out", dir.path("out")],

@@ -24,3 +24,13 @@ export async function runCli(
   });
   return { exitCode, stdout: out.join("\n"), stderr: err.join("\n") };
 }
+
+/**
+ * The three Claude example tasks in `tasks/`, for tests whose figures (tokens, costs, counts) are
+ * those of these three; the folder also holds the provider examples.
+ */
+export const CLAUDE_EXAMPLES = [
+  "tasks/add-farewell.yaml",
+  "tasks/fix-failing-test.yaml",
+  "tasks/rename-function.yaml",
+];

@@ -153,25 +153,22 @@ describe("prices by provider", () => {
 });
 
 describe("the presets' models", () => {
-  test("DeepSeek's current models have their peak-hour prices; the retired deepseek-chat has none", () => {
-    const flash = { provider: "deepseek", model: "deepseek-flash" };
+  test("DeepSeek's V4 models have their list prices; the retired deepseek-chat has none", () => {
+    const flash = { provider: "deepseek", model: "deepseek-v4-flash" };
     expect(findPrice(DEFAULT_PRICES, flash)).toEqual({
-      input: 0.3,
-      output: 1.2,
-      cacheWrite: 0.3,
-      cacheRead: 0.006,
+      input: 0.14,
+      output: 0.28,
+      cacheWrite: 0.14,
+      cacheRead: 0.0028,
     });
-    expect(findPrice(DEFAULT_PRICES, { provider: "deepseek", model: "deepseek-v4-flash" })).toEqual(
-      findPrice(DEFAULT_PRICES, flash),
-    );
     expect(findPrice(DEFAULT_PRICES, { provider: "deepseek", model: "deepseek-v4-pro" })).toEqual({
-      input: 1.32,
-      output: 3.96,
-      cacheWrite: 1.32,
-      cacheRead: 0.044,
+      input: 0.435,
+      output: 0.87,
+      cacheWrite: 0.435,
+      cacheRead: 0.003625,
     });
-    // 1k × $0.30 + 2k × $1.20 + 4k × $0.30 + 10k × $0.006 = $0.0003 + $0.0024 + $0.0012 + $0.00006
-    expect(estimateCostUsd(DEFAULT_PRICES, flash, USAGE)).toBe(0.00396);
+    // 1k × $0.14 + 2k × $0.28 + 4k × $0.14 + 10k × $0.0028 = $0.00014 + $0.00056 + $0.00056 + $0.000028
+    expect(estimateCostUsd(DEFAULT_PRICES, flash, USAGE)).toBe(0.001288);
     expect(findPrice(DEFAULT_PRICES, { provider: "deepseek", model: "deepseek-chat" })).toBe(
       undefined,
     );
@@ -204,7 +201,7 @@ describe("the presets' models", () => {
 
   test("a gateway's model named like another preset's key is not priced by it; its own key is", () => {
     const gateway = (model: string) => findPrice(DEFAULT_PRICES, { provider: "openrouter", model });
-    expect(gateway("deepseek/deepseek-flash")).toBeUndefined();
+    expect(gateway("deepseek/deepseek-v4-flash")).toBeUndefined();
     expect(gateway("openai/gpt-6-sol")).toBeUndefined();
     expect(findPrice(DEFAULT_PRICES, { provider: "openai", model: "openai/gpt-6-sol" })).toEqual(
       DEFAULT_PRICES["openai/gpt-6-sol"],
@@ -213,13 +210,13 @@ describe("the presets' models", () => {
     expect(gateway("claude-sonnet-5-5")).toEqual(DEFAULT_PRICES["claude-sonnet-5-5"]);
     const table = parsePriceFile(
       JSON.stringify({
-        "openrouter/deepseek/deepseek-flash": { input: 0.5, output: 2 },
+        "openrouter/deepseek/deepseek-v4-flash": { input: 0.5, output: 2 },
         "Qwen/Qwen3-Coder": { input: 0.1, output: 0.4 },
       }),
       "prices.json",
     );
     expect(
-      findPrice(table, { provider: "openrouter", model: "deepseek/deepseek-flash" })?.input,
+      findPrice(table, { provider: "openrouter", model: "deepseek/deepseek-v4-flash" })?.input,
     ).toBe(0.5);
     // A bare id with a slash that names no preset still stands for any provider.
     expect(
@@ -230,12 +227,12 @@ describe("the presets' models", () => {
   test("a prices file overrides a built-in preset entry", () => {
     const table = parsePriceFile(
       JSON.stringify({
-        "deepseek/deepseek-flash": { input: 0.15, output: 0.6, cache_read: 0.003 },
+        "deepseek/deepseek-v4-flash": { input: 0.15, output: 0.6, cache_read: 0.003 },
       }),
       "prices.json",
     );
 
-    expect(findPrice(table, { provider: "deepseek", model: "deepseek-flash" })).toMatchObject({
+    expect(findPrice(table, { provider: "deepseek", model: "deepseek-v4-flash" })).toMatchObject({
       input: 0.15,
       output: 0.6,
       cacheRead: 0.003,
@@ -243,7 +240,7 @@ describe("the presets' models", () => {
     expect(findPrice(table, { provider: "openai", model: "gpt-6-sol" })).toEqual(
       DEFAULT_PRICES["openai/gpt-6-sol"],
     );
-    expect(DEFAULT_PRICES["deepseek/deepseek-flash"]?.input).toBe(0.3);
+    expect(DEFAULT_PRICES["deepseek/deepseek-v4-flash"]?.input).toBe(0.14);
   });
 });
 
@@ -262,7 +259,7 @@ describe("replyCostUsd", () => {
     };
     return { message, usage: USAGE };
   };
-  const flash = { provider: "deepseek", model: "deepseek-flash" };
+  const flash = { provider: "deepseek", model: "deepseek-v4-flash" };
 
   test("the server's reported cost (OpenRouter's usage.cost) wins over the table, priced or not", () => {
     expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0.0123 }))).toBe(0.0123);
@@ -282,15 +279,15 @@ describe("replyCostUsd", () => {
     ["null", null],
     ["an object", { usd: 1 }],
   ])("a cost that is %s is ignored: the table's estimate stands", (_name, cost) => {
-    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost }))).toBe(0.00396);
+    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost }))).toBe(0.001288);
   });
 
   test("a message with no wire usage (the Anthropic client's) is estimated", () => {
     const { message } = reply({});
     const { wire: _, ...anthropic } = message;
-    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: anthropic, usage: USAGE })).toBe(0.00396);
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: anthropic, usage: USAGE })).toBe(0.001288);
     const odd = { ...anthropic, wire: "cost" };
-    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: odd, usage: USAGE })).toBe(0.00396);
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: odd, usage: USAGE })).toBe(0.001288);
   });
 });
 
@@ -301,6 +298,7 @@ test("the prices file README shows parses, and prices what it says", async () =>
   const json = /```json\n([\s\S]*?)```/.exec(after)?.[1] ?? "";
   const table = parsePriceFile(json, "README.md");
 
-  expect(findPrice(table, { provider: "deepseek", model: "deepseek-chat" })?.cacheRead).toBe(0.028);
+  // DeepSeek's peak-hour price over the built-in list price.
+  expect(findPrice(table, { provider: "deepseek", model: "deepseek-v4-pro" })?.output).toBe(1.74);
   expect(findPrice(table, "my-gateway-model")?.output).toBe(2);
 });

@@ -17,10 +17,10 @@ describe("presetCompat", () => {
     });
   });
 
-  test("deepseek: reasoning goes back for its thinking models only", () => {
-    expect(presetCompat("deepseek", "deepseek-reasoner").reasoningSendBack).toBe(true);
-    expect(presetCompat("deepseek", "deepseek-chat").reasoningSendBack).toBe(false);
-    expect(presetCompat("vllm", "deepseek-reasoner").reasoningSendBack).toBe(false);
+  test("deepseek: reasoning goes back for every model (V4 thinks by default); elsewhere only when set", () => {
+    expect(presetCompat("deepseek", "deepseek-v4-flash").reasoningSendBack).toBe(true);
+    expect(presetCompat("deepseek", "deepseek-v4-pro").reasoningSendBack).toBe(true);
+    expect(presetCompat("vllm", "deepseek-ai/DeepSeek-V4-Flash").reasoningSendBack).toBe(false);
   });
 
   test("a task's settings override the preset's, field by field", () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildReport } from "../../src/report/aggregate.js";
 import { loadRunSummaries } from "../../src/report/load-runs.js";
 import { writeMixedShards } from "../helpers/report-fixtures.js";
-import { runCli } from "../helpers/run-cli.js";
+import { CLAUDE_EXAMPLES, runCli } from "../helpers/run-cli.js";
 
 let tmp: string;
 let shards: [string, string];
@@ -14,7 +14,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), "agent-run-aggregate-"));
   shards = await writeMixedShards(tmp);
   batch = join(tmp, "batch");
-  expect((await runCli(["--offline", "tasks/*.yaml", "--out", batch])).exitCode).toBe(0);
+  expect((await runCli(["--offline", ...CLAUDE_EXAMPLES, "--out", batch])).exitCode).toBe(0);
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildReport, type Report } from "../../src/report/aggregate.js";
 import { compareReports, formatComparisonMarkdown } from "../../src/report/compare.js";
 import { loadRunSummaries } from "../../src/report/load-runs.js";
-import { runCli } from "../helpers/run-cli.js";
+import { CLAUDE_EXAMPLES, runCli } from "../helpers/run-cli.js";
 import { failedCheck, writeRun } from "../helpers/run-summaries.js";
 
 let tmp: string;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), "agent-run-compare-"));
   const baseDir = join(tmp, "base");
   const nextDir = join(tmp, "next");
-  expect((await runCli(["--offline", "tasks/*.yaml", "--out", baseDir])).exitCode).toBe(0);
+  expect((await runCli(["--offline", ...CLAUDE_EXAMPLES, "--out", baseDir])).exitCode).toBe(0);
   await cp(baseDir, nextDir, { recursive: true });
   // Tonight: rename-function hits its step limit with a failed check, add-farewell is gone, zeta is new.
   const file = join(nextDir, "rename-function", "summary.json");

@@ -7,7 +7,7 @@ import { buildReport, type Report } from "../../src/report/aggregate.js";
 import { formatJunit } from "../../src/report/junit.js";
 import { loadRunSummaries } from "../../src/report/load-runs.js";
 import { writeMixedShards } from "../helpers/report-fixtures.js";
-import { runCli } from "../helpers/run-cli.js";
+import { CLAUDE_EXAMPLES, runCli } from "../helpers/run-cli.js";
 import { failedCheck, summaryBody, writeRun } from "../helpers/run-summaries.js";
 
 let tmp: string;
@@ -42,7 +42,7 @@ function parseJunit(xml: string): { testsuites: Attributes & { testsuite: Suite 
 describe("formatJunit", () => {
   test("the offline examples: one passing testcase per task, times in seconds", async () => {
     const out = join(tmp, "batch");
-    expect((await runCli(["--offline", "tasks/*.yaml", "--out", out])).exitCode).toBe(0);
+    expect((await runCli(["--offline", ...CLAUDE_EXAMPLES, "--out", out])).exitCode).toBe(0);
     const report = buildReport(await loadRunSummaries([out]));
     const { testsuites } = parseJunit(formatJunit(report));
     const suite = testsuites.testsuite;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { loadRunSummaries } from "../../src/report/load-runs.js";
-import { runCli } from "../helpers/run-cli.js";
+import { CLAUDE_EXAMPLES, runCli } from "../helpers/run-cli.js";
 import { failedCheck, summaryBody, writeRun } from "../helpers/run-summaries.js";
 
 let tmp: string;
@@ -12,7 +12,7 @@ let batch: string;
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), "agent-run-report-"));
   batch = join(tmp, "batch");
-  const run = await runCli(["--offline", "tasks/*.yaml", "--out", batch]);
+  const run = await runCli(["--offline", ...CLAUDE_EXAMPLES, "--out", batch]);
   expect(run.exitCode).toBe(0);
 });
 afterAll(async () => {

@@ -113,7 +113,7 @@ function refuseUnnamedModels(tasks: readonly Task[], flagModel: string | undefin
 
 const EXAMPLE_MODELS: Readonly<Record<string, string>> = {
   openai: "gpt-5-mini",
-  deepseek: "deepseek-chat",
+  deepseek: "deepseek-v4-flash",
   openrouter: "openai/gpt-5-mini",
   ollama: "qwen3-coder",
   vllm: "Qwen/Qwen3-Coder-30B-A3B-Instruct",

@@ -30,7 +30,7 @@ async function report(patterns: string[], jsonFile: string) {
 describe("a report merged from shard folders", () => {
   test("is byte-identical to the report over one folder holding every run", async () => {
     const all = join(tmp, "all");
-    expect((await runCli(["--offline", "tasks/*.yaml", "--out", all])).exitCode).toBe(0);
+    expect((await runCli(["--offline", ...CLAUDE_EXAMPLES, "--out", all])).exitCode).toBe(0);
     // Two machines' artifacts: disjoint halves of the same runs, each holding its own report.json.
     const halves = { "1": [TASKS[1]], "2": [TASKS[0], TASKS[2]] };
     for (const [shard, names] of Object.entries(halves)) {
@@ -53,7 +53,7 @@ describe("a report merged from shard folders", () => {
     const unsharded = join(tmp, "unsharded");
     const shardA = join(tmp, "run-a");
     const shardB = join(tmp, "run-b");
-    expect((await runCli(["--offline", "tasks/*.yaml", "--out", unsharded])).exitCode).toBe(0);
+    expect((await runCli(["--offline", ...CLAUDE_EXAMPLES, "--out", unsharded])).exitCode).toBe(0);
     expect(
       (await runCli(["--offline", "tasks/rename-function.yaml", "--out", shardA])).exitCode,
     ).toBe(0);
