@@ -1,17 +1,25 @@
-// A scripted Anthropic Messages API on 127.0.0.1 for the benchmark.
+// A scripted model API on 127.0.0.1 for the benchmark, in two wire formats with one behaviour:
+// Anthropic's Messages API (`POST /v1/messages`) and OpenAI's chat completions
+// (`POST /v1/chat/completions`). The script, the latency and the records are shared; only the
+// encoding of a reply differs (see WIRES).
 //
-// - Streams replies as the real API does (message_start, content_block_start/delta/stop for text and
-//   tool_use, message_delta with usage, message_stop); the event shapes are those of
-//   test/helpers/replies.ts `toSse`, which the SDK accepts.
+// - Streams replies as the real APIs do. Messages API: message_start, content_block_start/delta/
+//   stop for text and tool_use, message_delta with usage, message_stop (the event shapes of
+//   test/helpers/replies.ts `toSse`, which the SDK accepts). Chat completions: `data:` chunks with
+//   content and tool-call deltas, a chunk with the finish reason, a usage chunk with `choices: []`
+//   when `stream_options.include_usage` is set, then `data: [DONE]`.
 // - Scripted sessions: the step of a request is (assistant messages in it) + 1, so any number of
 //   concurrent conversations can share one server without state. Steps 1..N-1 answer with one tool
 //   call (bash by default), step N ends the turn with text.
 // - Simulated prompt cache (see `simulateCache`): usage carries input_tokens,
-//   cache_creation_input_tokens, cache_read_input_tokens and output_tokens as the API would.
+//   cache_creation_input_tokens, cache_read_input_tokens and output_tokens as the API would. Chat
+//   completions have no breakpoints, so there all input is plain (OpenAI's automatic prefix cache
+//   is not simulated): `prompt_tokens` is the whole request, `cached_tokens` 0.
 // - Records, per request: arrival, body size, time spent answering, step, token figures.
 //
 // Standalone: `node bench/mock-server.mjs [--steps N] [--latency MS]` prints the URL and serves
-// until killed (handy with ANTHROPIC_BASE_URL for manual runs).
+// until killed (handy with ANTHROPIC_BASE_URL, or an `openai` task's `base_url: <URL>/v1`, for
+// manual runs).
 
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
@@ -66,7 +74,8 @@ export async function startMockServer(options = {}) {
     });
     req.on("end", () => {
       const receivedAt = performance.now();
-      if (req.method !== "POST" || !req.url?.startsWith("/v1/messages")) {
+      const wire = req.method === "POST" ? wireOf(req.url) : undefined;
+      if (wire === undefined) {
         sendJson(res, 404, {
           type: "error",
           error: { type: "not_found_error", message: `mock: no route ${req.method} ${req.url}` },
@@ -77,17 +86,14 @@ export async function startMockServer(options = {}) {
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch (error) {
-        sendJson(res, 400, {
-          type: "error",
-          error: { type: "invalid_request_error", message: `mock: bad JSON: ${error}` },
-        });
+        sendJson(res, 400, wire.errorBody("invalid_request_error", `mock: bad JSON: ${error}`));
         return;
       }
       const bodyAt = performance.now();
       const record = handle(body, bytes, arrivedAt, bodyAt);
       const message = record.reply;
       delete record.reply;
-      const payload = body.stream === true ? toSse(message) : JSON.stringify(message);
+      const payload = body.stream === true ? wire.toSse(message, body) : wire.toJson(message);
       const contentType = body.stream === true ? "text/event-stream" : "application/json";
       const send = async () => {
         // The model's latency counts from the request's last byte: the mock's own work (parsing
@@ -96,7 +102,7 @@ export async function startMockServer(options = {}) {
         if (waitMs > 0) await sleep(waitMs);
         res.writeHead(200, {
           "content-type": contentType,
-          "request-id": `req_bench_${requests.length}`,
+          [wire.requestIdHeader]: `req_bench_${requests.length}`,
         });
         if (body.stream === true && chunkDelayMs > 0) {
           for (const event of payload.split(/(?<=\n\n)/)) {
@@ -204,7 +210,7 @@ function normaliseScript(script) {
 
 /** One conversation's key: a hash of its first user message (the task prompt). */
 function sessionKey(messages) {
-  const first = messages[0];
+  const first = messages.find((message) => message.role === "user");
   const text = first === undefined ? "" : JSON.stringify(stripCacheControl(first.content));
   return createHash("sha1").update(text).digest("hex").slice(0, 12);
 }
@@ -280,15 +286,25 @@ export function cacheBlocks(body) {
   if (typeof body.system === "string") push("system:", { type: "text", text: body.system });
   else if (Array.isArray(body.system)) for (const block of body.system) push("system:", block);
   for (const [index, message] of (Array.isArray(body.messages) ? body.messages : []).entries()) {
-    const content =
-      typeof message.content === "string"
-        ? [{ type: "text", text: message.content }]
-        : message.content;
-    for (const [blockIndex, block] of (content ?? []).entries()) {
+    for (const [blockIndex, block] of blocksOf(message).entries()) {
       push(blockIndex === 0 ? `${index}:${message.role}:` : "", block);
     }
   }
   return blocks;
+}
+
+/**
+ * A message's blocks as the cache counts them: its content blocks; string content as one text
+ * block; a chat-completions message with more than role and content (tool calls, a tool result's
+ * id) as one block of its own.
+ */
+function blocksOf(message) {
+  if (Array.isArray(message.content)) return message.content;
+  const { role: _role, ...rest } = message;
+  if (typeof message.content === "string" && Object.keys(rest).length === 1) {
+    return [{ type: "text", text: message.content }];
+  }
+  return [rest];
 }
 
 /**
@@ -350,6 +366,30 @@ export function simulateCache(body, cache) {
   };
 }
 
+/**
+ * The wire formats, by route: how a reply (a Messages-API message, the script's one form) is sent
+ * streamed and whole, how an error body looks, and the request-id header's name.
+ */
+const WIRES = {
+  "/v1/messages": {
+    toSse: (message) => toSse(message),
+    toJson: (message) => JSON.stringify(message),
+    errorBody: (type, message) => ({ type: "error", error: { type, message } }),
+    requestIdHeader: "request-id",
+  },
+  "/v1/chat/completions": {
+    toSse: (message, body) => toChatSse(message, body.stream_options?.include_usage === true),
+    toJson: (message) => JSON.stringify(toChatCompletion(message)),
+    errorBody: (type, message) => ({ error: { type, message, code: null } }),
+    requestIdHeader: "x-request-id",
+  },
+};
+
+function wireOf(url) {
+  const path = new URL(url ?? "/", "http://mock").pathname;
+  return Object.hasOwn(WIRES, path) ? WIRES[path] : undefined;
+}
+
 /** The server-sent events the Messages API streams for `message` (shapes of replies.ts `toSse`). */
 export function toSse(message) {
   const usage = message.usage;
@@ -373,9 +413,7 @@ export function toSse(message) {
         "content_block_start",
         { type: "content_block_start", index, content_block: { type: "text", text: "" } },
       ]);
-      const text = String(block.text);
-      const half = Math.ceil(text.length / 2);
-      for (const part of [text.slice(0, half), text.slice(half)].filter((piece) => piece !== "")) {
+      for (const part of halves(String(block.text))) {
         events.push([
           "content_block_delta",
           { type: "content_block_delta", index, delta: { type: "text_delta", text: part } },
@@ -386,9 +424,7 @@ export function toSse(message) {
         "content_block_start",
         { type: "content_block_start", index, content_block: { ...block, input: {} } },
       ]);
-      const json = JSON.stringify(block.input);
-      const half = Math.ceil(json.length / 2);
-      for (const part of [json.slice(0, half), json.slice(half)]) {
+      for (const part of halves(JSON.stringify(block.input))) {
         events.push([
           "content_block_delta",
           {
@@ -418,6 +454,103 @@ export function toSse(message) {
   return events
     .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
     .join("");
+}
+
+/** Chat-completions fields of a Messages-API message: tool calls, finish reason, usage. */
+function toChat(message) {
+  const text = message.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join("");
+  const calls = message.content
+    .filter((block) => block.type === "tool_use")
+    .map((block) => ({
+      id: block.id.replace(/^toolu_/, "call_"),
+      type: "function",
+      function: { name: block.name, arguments: JSON.stringify(block.input) },
+    }));
+  const { usage } = message;
+  const promptTokens =
+    usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+  return {
+    id: message.id.replace(/^msg_/, "chatcmpl-"),
+    created: Math.floor(Date.now() / 1000),
+    model: message.model,
+    text,
+    calls,
+    finishReason: calls.length > 0 ? "tool_calls" : "stop",
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: usage.output_tokens,
+      total_tokens: promptTokens + usage.output_tokens,
+      prompt_tokens_details: { cached_tokens: usage.cache_read_input_tokens },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+}
+
+/**
+ * The `data:` chunks chat completions stream for `message`: the role, the text in two content
+ * deltas, each tool call opened (id, name) then its arguments in two deltas, the finish reason,
+ * the usage chunk (`choices: []`) when asked for, `[DONE]`. As OpenAI does, every chunk carries
+ * `usage: null` when usage is asked for, but the last.
+ */
+export function toChatSse(message, includeUsage) {
+  const chat = toChat(message);
+  const chunk = (choices, usage = null) => ({
+    id: chat.id,
+    object: "chat.completion.chunk",
+    created: chat.created,
+    model: chat.model,
+    system_fingerprint: null,
+    choices,
+    ...(includeUsage ? { usage } : {}),
+  });
+  const delta = (fields, finishReason = null) =>
+    chunk([{ index: 0, delta: fields, logprobs: null, finish_reason: finishReason }]);
+  const chunks = [delta({ role: "assistant", content: "", refusal: null })];
+  for (const part of halves(chat.text)) chunks.push(delta({ content: part }));
+  chat.calls.forEach((call, index) => {
+    const opening = { ...call, function: { name: call.function.name, arguments: "" } };
+    chunks.push(delta({ tool_calls: [{ index, ...opening }] }));
+    for (const part of halves(call.function.arguments)) {
+      chunks.push(delta({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+  });
+  chunks.push(delta({}, chat.finishReason));
+  if (includeUsage) chunks.push(chunk([], chat.usage));
+  return `${chunks.map((data) => `data: ${JSON.stringify(data)}\n\n`).join("")}data: [DONE]\n\n`;
+}
+
+/** The whole `chat.completion` object for `message` (a request without `stream: true`). */
+function toChatCompletion(message) {
+  const chat = toChat(message);
+  return {
+    id: chat.id,
+    object: "chat.completion",
+    created: chat.created,
+    model: chat.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: chat.text === "" ? null : chat.text,
+          refusal: null,
+          ...(chat.calls.length > 0 ? { tool_calls: chat.calls } : {}),
+        },
+        logprobs: null,
+        finish_reason: chat.finishReason,
+      },
+    ],
+    usage: chat.usage,
+  };
+}
+
+/** `text` in two pieces (one when it is a single character, none when empty). */
+function halves(text) {
+  const half = Math.ceil(text.length / 2);
+  return [text.slice(0, half), text.slice(half)].filter((piece) => piece !== "");
 }
 
 function sendJson(res, status, body) {

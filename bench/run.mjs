@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // `npm run bench`: agent-run against the minimal reference loop (bench/reference-loop.mjs), side
 // by side, against the scripted mock model (bench/mock-server.mjs) on 127.0.0.1. Prints a table
-// with the ratios and the targets of issue 6, and writes bench/results.json.
+// with the ratios and the targets of issue 6, and writes bench/results.json. The start and the
+// per-step figures are measured on both wire formats: the default Anthropic Messages API, and
+// chat completions (agent-run on the `openai` preset against the reference loop's `--wire
+// openai`; issue 15).
 //
 //   node bench/run.mjs [--quick] [--runs N] [--only id,id,...] [--keep]
 //
 // --quick: fewer steps, tasks and files (for development; the targets are still checked).
-// --only: run some measurements only: first-request, steps-50, steps-200, size-bound, workspace,
-//         batch, realistic-batch, replay.
+// --only: run some measurements only: first-request, steps-50, steps-200, openai-first-request,
+//         openai-steps-50, openai-steps-200, size-bound, workspace, batch, realistic-batch, replay.
 // --runs N: runs of each small timing (default 3; the figure is the median).
 // --copy-runs N: runs of each 20,000-file copy (default: as --runs; each takes seconds).
 // --wait-idle S: on a shared machine, first wait up to S seconds for the CPU to be idle.
@@ -82,6 +85,30 @@ const MODEL_CONTEXT_TOKENS = 200_000;
 /** The `context.max_tokens` the request-size bound measurement sets, when agent-run accepts it. */
 const CONTEXT_MAX_TOKENS = 50_000;
 const MODEL = "claude-sonnet-5-5";
+/**
+ * The wire formats the start and per-step figures are measured on: the model, agent-run's task
+ * lines (the `openai` preset pointed at the mock), the reference loop's flags, the measurement
+ * ids' and labels' prefix, and whether the wire has prompt-cache breakpoints (the cache figures).
+ */
+const WIRES = {
+  anthropic: {
+    model: MODEL,
+    taskLines: () => "",
+    referenceArgs: [],
+    idPrefix: "",
+    labelPrefix: "",
+    hasCacheBreakpoints: true,
+  },
+  openai: {
+    model: "gpt-4.1",
+    taskLines: (mockUrl) =>
+      `provider:\n  name: openai\n  base_url: ${JSON.stringify(`${mockUrl}/v1`)}\n`,
+    referenceArgs: ["--wire", "openai"],
+    idPrefix: "openai-",
+    labelPrefix: "openai preset: ",
+    hasCacheBreakpoints: false,
+  },
+};
 const PROMPT =
   "Read the data files in data/ with bash, one part per step, then summarise what they hold.";
 
@@ -110,7 +137,13 @@ process.on("SIGTERM", () => cleanupAndExit(143));
 let taskCounter = 0;
 
 /** A task file for agent-run; `extra` is YAML appended as is. */
-function writeTask(dir, name, workspace, maxSteps, prompt = PROMPT, extra = "") {
+function writeTask(
+  dir,
+  name,
+  workspace,
+  maxSteps,
+  { prompt = PROMPT, model = MODEL, extra = "" } = {},
+) {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.yaml`);
   writeFileSync(
@@ -119,7 +152,7 @@ function writeTask(dir, name, workspace, maxSteps, prompt = PROMPT, extra = "") 
       `name: ${name}`,
       `prompt: ${JSON.stringify(prompt)}`,
       `workspace: ${JSON.stringify(workspace)}`,
-      `model: ${MODEL}`,
+      `model: ${model}`,
       "tools: [bash, read_file]",
       "limits:",
       `  max_steps: ${maxSteps}`,
@@ -222,12 +255,15 @@ function tail(text, lines = 15) {
 
 /** One agent-run session of `steps` model calls against the (reset) mock. */
 async function agentRunSession(mock, options) {
-  const { steps, workspace, command, memory = false, extra = "" } = options;
+  const { steps, workspace, command, memory = false, extra = "", wire = "anthropic" } = options;
   mock.reset();
   mock.configure({ script: { steps, command }, latencyMs: options.latencyMs ?? 0 });
   taskCounter += 1;
   const name = `session-${taskCounter}`;
-  const taskFile = writeTask(join(tmp, "tasks"), name, workspace, steps + 5, PROMPT, extra);
+  const taskFile = writeTask(join(tmp, "tasks"), name, workspace, steps + 5, {
+    model: WIRES[wire].model,
+    extra: `${WIRES[wire].taskLines(mock.url)}${extra}`,
+  });
   const out = join(tmp, `out-${name}`);
   const run = await runNode([BIN, taskFile, "--out", out], {
     env: childEnv(mock.url),
@@ -258,7 +294,7 @@ async function agentRunSession(mock, options) {
 
 /** The same session through the reference loop. */
 async function referenceSession(mock, options) {
-  const { steps, workspace, command, memory = false } = options;
+  const { steps, workspace, command, memory = false, wire = "anthropic" } = options;
   mock.reset();
   mock.configure({ script: { steps, command }, latencyMs: options.latencyMs ?? 0 });
   taskCounter += 1;
@@ -275,7 +311,8 @@ async function referenceSession(mock, options) {
       "--max-steps",
       String(steps + 5),
       "--model",
-      MODEL,
+      WIRES[wire].model,
+      ...WIRES[wire].referenceArgs,
     ],
     { env: childEnv(mock.url), cwd: ROOT, memory, tmpDir: tmp, timeoutMs: 20 * 60_000 },
   );
@@ -423,136 +460,157 @@ log(
   `temporary folder ${tmp}; mock model at ${mock.url}; ${QUICK ? "quick" : "full"} run, ${RUNS} run(s) per timing`,
 );
 
-await measure("first-request", async () => {
-  const session = { steps: 1, workspace: smallWs };
+/** Launch → first model request, agent-run against the reference loop, on one wire format. */
+async function measureFirstRequest(wire) {
+  const { idPrefix, labelPrefix } = WIRES[wire];
+  const key = idPrefix.replaceAll("-", "_");
+  const session = { steps: 1, workspace: smallWs, wire };
   // One untimed run of each first, so both start from a warm disk cache.
   await agentRunSession(mock, session);
   await referenceSession(mock, session);
   const runs = Math.max(RUNS, 3);
   const { agent, reference } = await sideBySide(mock, session, runs);
-  raw.first_request = { agent: withoutRequests(agent), reference: withoutRequests(reference) };
+  raw[`${key}first_request`] = {
+    agent: withoutRequests(agent),
+    reference: withoutRequests(reference),
+  };
   addFigure({
-    id: "first_request_ms",
-    label: "launch → first model request",
+    id: `${key}first_request_ms`,
+    label: `${labelPrefix}launch → first model request`,
     unit: "ms",
     value: pick(agent, "first_request_ms"),
     reference: pick(reference, "first_request_ms"),
     target: TARGETS.firstRequest,
   });
-});
+}
 
-for (const steps of [SIZE.shortSteps, SIZE.longSteps]) {
+/**
+ * Per-step overhead of a session of `steps` model calls, agent-run against the reference loop, on
+ * one wire format; the long session adds its split, memory and request sizes, the short one its
+ * cache figures (on a wire with breakpoints).
+ */
+async function measureSteps(steps, wire) {
   const isLong = steps === SIZE.longSteps;
-  await measure(isLong ? "steps-200" : "steps-50", async () => {
-    const { agent, reference } = await sideBySide(
-      mock,
-      { steps, workspace: smallWs, memory: isLong },
-      RUNS,
-    );
-    raw[`steps_${steps}`] = {
-      agent: withoutRequests(agent),
-      reference: withoutRequests(reference),
-      requests: { agent: agent[0].requests, reference: reference[0].requests },
-    };
+  const { idPrefix, labelPrefix, hasCacheBreakpoints } = WIRES[wire];
+  const key = idPrefix.replaceAll("-", "_");
+  const { agent, reference } = await sideBySide(
+    mock,
+    { steps, workspace: smallWs, memory: isLong, wire },
+    RUNS,
+  );
+  raw[`${key}steps_${steps}`] = {
+    agent: withoutRequests(agent),
+    reference: withoutRequests(reference),
+    requests: { agent: agent[0].requests, reference: reference[0].requests },
+  };
+  addFigure({
+    id: `${key}overhead_per_step_${steps}_ms`,
+    label: `${labelPrefix}per-step overhead, ${steps} steps`,
+    unit: "ms",
+    value: pick(agent, "overhead_per_step_ms"),
+    reference: pick(reference, "overhead_per_step_ms"),
+    target: TARGETS.overhead,
+    digits: 2,
+  });
+  addFigure({
+    id: `${key}loop_per_step_${steps}_ms`,
+    label: `  of which between requests (per step)`,
+    unit: "ms",
+    value: pick(agent, "loop_per_step_ms"),
+    reference: pick(reference, "loop_per_step_ms"),
+    target: null,
+    digits: 2,
+  });
+  if (isLong) {
     addFigure({
-      id: `overhead_per_step_${steps}_ms`,
-      label: `per-step overhead, ${steps} steps`,
+      id: `${key}startup_${steps}_ms`,
+      label: "  of which before the 1st request",
       unit: "ms",
-      value: pick(agent, "overhead_per_step_ms"),
-      reference: pick(reference, "overhead_per_step_ms"),
-      target: TARGETS.overhead,
-      digits: 2,
+      value: pick(agent, "startup_ms"),
+      reference: pick(reference, "startup_ms"),
+      target: null,
     });
     addFigure({
-      id: `loop_per_step_${steps}_ms`,
-      label: `  of which between requests (per step)`,
+      id: `${key}shutdown_${steps}_ms`,
+      label: "  of which after the last reply",
       unit: "ms",
-      value: pick(agent, "loop_per_step_ms"),
-      reference: pick(reference, "loop_per_step_ms"),
+      value: pick(agent, "shutdown_ms"),
+      reference: pick(reference, "shutdown_ms"),
+      target: null,
+    });
+    addFigure({
+      id: `${key}peak_rss_${steps}_mb`,
+      label: `${labelPrefix}peak RSS, ${steps} steps`,
+      unit: "MB",
+      value: pick(agent, "peak_rss_kb") / 1024,
+      reference: pick(reference, "peak_rss_kb") / 1024,
+      target: TARGETS.rss,
+      note: agent[0].peak_rss_source,
+    });
+    addFigure({
+      id: `${key}request_growth_${steps}_bytes_per_step`,
+      label: `${labelPrefix}request size growth, ${steps} steps (1 KB outputs)`,
+      unit: "B/step",
+      value: agent[0].bytes_growth_per_step,
+      reference: reference[0].bytes_growth_per_step,
+      target: null,
+      digits: 0,
+    });
+    addFigure({
+      id: `${key}request_max_${steps}_kb`,
+      label: `  largest request (step ${steps})`,
+      unit: "KB",
+      value: agent[0].bytes_max / 1024,
+      reference: reference[0].bytes_max / 1024,
+      target: null,
+    });
+    addFigure({
+      id: `${key}bytes_total_${steps}_mb`,
+      label: `  bytes sent in all, ${steps} steps`,
+      unit: "MB",
+      value: agent[0].bytes_total / 1024 / 1024,
+      reference: reference[0].bytes_total / 1024 / 1024,
       target: null,
       digits: 2,
     });
-    if (isLong) {
-      addFigure({
-        id: `startup_${steps}_ms`,
-        label: "  of which before the 1st request",
-        unit: "ms",
-        value: pick(agent, "startup_ms"),
-        reference: pick(reference, "startup_ms"),
-        target: null,
-      });
-      addFigure({
-        id: `shutdown_${steps}_ms`,
-        label: "  of which after the last reply",
-        unit: "ms",
-        value: pick(agent, "shutdown_ms"),
-        reference: pick(reference, "shutdown_ms"),
-        target: null,
-      });
-      addFigure({
-        id: `peak_rss_${steps}_mb`,
-        label: `peak RSS, ${steps} steps`,
-        unit: "MB",
-        value: pick(agent, "peak_rss_kb") / 1024,
-        reference: pick(reference, "peak_rss_kb") / 1024,
-        target: TARGETS.rss,
-        note: agent[0].peak_rss_source,
-      });
-      addFigure({
-        id: `request_growth_${steps}_bytes_per_step`,
-        label: `request size growth, ${steps} steps (1 KB outputs)`,
-        unit: "B/step",
-        value: agent[0].bytes_growth_per_step,
-        reference: reference[0].bytes_growth_per_step,
-        target: null,
-        digits: 0,
-      });
-      addFigure({
-        id: `request_max_${steps}_kb`,
-        label: `  largest request (step ${steps})`,
-        unit: "KB",
-        value: agent[0].bytes_max / 1024,
-        reference: reference[0].bytes_max / 1024,
-        target: null,
-      });
-      addFigure({
-        id: `bytes_total_${steps}_mb`,
-        label: `  bytes sent in all, ${steps} steps`,
-        unit: "MB",
-        value: agent[0].bytes_total / 1024 / 1024,
-        reference: reference[0].bytes_total / 1024 / 1024,
-        target: null,
-        digits: 2,
-      });
-    } else {
-      addFigure({
-        id: `request_first_${steps}_kb`,
-        label: "first request size",
-        unit: "KB",
-        value: agent[0].bytes_first / 1024,
-        reference: reference[0].bytes_first / 1024,
-        target: null,
-        digits: 2,
-      });
-      addFigure({
-        id: `cache_read_share_${steps}`,
-        label: `cache-read share of input tokens, ${steps} steps`,
-        unit: "%",
-        value: agent[0].cache_read_share,
-        reference: reference[0].cache_read_share,
-        target: TARGETS.cacheShare,
-        percent: true,
-      });
-      addFigure({
-        id: `billed_input_${steps}_ktok`,
-        label: "  billed input, token-equivalents",
-        unit: "ktok",
-        value: agent[0].billed_input_token_equivalent / 1000,
-        reference: reference[0].billed_input_token_equivalent / 1000,
-        target: null,
-      });
-    }
-  });
+  } else {
+    addFigure({
+      id: `${key}request_first_${steps}_kb`,
+      label: `${labelPrefix}first request size`,
+      unit: "KB",
+      value: agent[0].bytes_first / 1024,
+      reference: reference[0].bytes_first / 1024,
+      target: null,
+      digits: 2,
+    });
+    if (!hasCacheBreakpoints) return;
+    addFigure({
+      id: `${key}cache_read_share_${steps}`,
+      label: `cache-read share of input tokens, ${steps} steps`,
+      unit: "%",
+      value: agent[0].cache_read_share,
+      reference: reference[0].cache_read_share,
+      target: TARGETS.cacheShare,
+      percent: true,
+    });
+    addFigure({
+      id: `${key}billed_input_${steps}_ktok`,
+      label: "  billed input, token-equivalents",
+      unit: "ktok",
+      value: agent[0].billed_input_token_equivalent / 1000,
+      reference: reference[0].billed_input_token_equivalent / 1000,
+      target: null,
+    });
+  }
+}
+
+for (const wire of Object.keys(WIRES)) {
+  const { idPrefix } = WIRES[wire];
+  await measure(`${idPrefix}first-request`, () => measureFirstRequest(wire));
+  for (const steps of [SIZE.shortSteps, SIZE.longSteps]) {
+    const size = steps === SIZE.longSteps ? "steps-200" : "steps-50";
+    await measure(`${idPrefix}${size}`, () => measureSteps(steps, wire));
+  }
 }
 
 await measure("size-bound", async () => {
@@ -623,7 +681,7 @@ await measure("batch", async () => {
   const dir = join(tmp, "batch-tasks");
   for (let i = 1; i <= tasks; i += 1) {
     const name = `batch-${String(i).padStart(3, "0")}`;
-    writeTask(dir, name, smallWs, steps + 5, `${PROMPT} (batch task ${i})`);
+    writeTask(dir, name, smallWs, steps + 5, { prompt: `${PROMPT} (batch task ${i})` });
   }
   const out = join(tmp, "batch-out");
   const samples = [];
@@ -717,7 +775,7 @@ await measure("realistic-batch", async () => {
   const dir = join(tmp, "realistic-tasks");
   for (let i = 1; i <= tasks; i += 1) {
     const name = `realistic-${String(i).padStart(3, "0")}`;
-    writeTask(dir, name, smallWs, steps + 5, `${PROMPT} (realistic task ${i})`);
+    writeTask(dir, name, smallWs, steps + 5, { prompt: `${PROMPT} (realistic task ${i})` });
   }
   // Each run takes ~20 s and wobbles by ~0.5%: the figure is the median of `--runs` runs.
   const runs = [];

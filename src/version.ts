@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 
-/** agent-run's own version, from its package.json (above src/, dist/ or dist/bundle/). */
+/** agent-run's own version, from its package.json (above src/, dist/, or the bundle's chunks/). */
 export const AGENT_RUN_VERSION: string = readVersion();
 
 function readVersion(): string {
-  for (const relative of ["../package.json", "../../package.json"]) {
+  for (const relative of ["../package.json", "../../package.json", "../../../package.json"]) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8"));
       if (

@@ -25,19 +25,30 @@ export function killAll() {
   live.clear();
 }
 
-/** The environment of the measured processes: no real credentials, the mock as the API. */
+/**
+ * The environment of the measured processes: no real credentials, the mock as the API (its
+ * Messages API as ANTHROPIC_BASE_URL, its chat completions as OPENAI_BASE_URL, which only the
+ * reference loop reads: an `openai` task names its base URL).
+ */
 export function childEnv(mockUrl, extra = {}) {
   const env = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(ANTHROPIC_|AGENT_RUN_|GITHUB_)/.test(key) || key === "CI" || key === "NODE_OPTIONS") {
+    if (
+      /^(ANTHROPIC_|OPENAI_|AGENT_RUN_|GITHUB_)/.test(key) ||
+      key === "CI" ||
+      key === "NODE_OPTIONS"
+    ) {
       continue;
     }
     env[key] = value;
   }
   return {
     ...env,
-    ...(mockUrl === undefined ? {} : { ANTHROPIC_BASE_URL: mockUrl }),
+    ...(mockUrl === undefined
+      ? {}
+      : { ANTHROPIC_BASE_URL: mockUrl, OPENAI_BASE_URL: `${mockUrl}/v1` }),
     ANTHROPIC_API_KEY: "sk-ant-bench-not-a-real-key",
+    OPENAI_API_KEY: "sk-bench-not-a-real-key",
     NO_COLOR: "1",
     ...extra,
   };
