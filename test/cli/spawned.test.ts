@@ -47,6 +47,23 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+describe("the agent-run binary's version (the bundle's chunks live two folders below the root)", () => {
+  test("--version and every transcript's agent_run_version are package.json's", async () => {
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    const printed = await spawnCli(["--version"], {}).done;
+    expect(printed.stdout.trim()).toBe(version);
+
+    await using dir = await tmpWorkspace({});
+    const run = await spawnCli(
+      ["--offline", "tasks/rename-function.yaml", "--out", dir.path("out")],
+      {},
+    ).done;
+    expect(run.code, run.stderr).toBe(0);
+    const [init] = await readTranscript(dir.path("out/rename-function"));
+    expect(init?.agent_run_version).toBe(version);
+  });
+});
+
 describe("the agent-run binary against a mock Messages API on 127.0.0.1", () => {
   test("runs a multi-step task to completion through ANTHROPIC_BASE_URL", async () => {
     expect(existsSync(join("dist", "cli", "main.js")), "run `npm run build` before the tests").toBe(
