@@ -353,11 +353,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ],
     [
       "reasoning-effort-unknown.yaml",
-      '4:11: reasoning.effort: unknown value "hihg" (did you mean "high"?); expected one of low, medium, high, xhigh, max',
+      '5:11: reasoning.effort: unknown value "hihg" (did you mean "high"?); expected one of low, medium, high, xhigh, max',
     ],
     [
       "reasoning-empty.yaml",
-      "3:12: reasoning: is empty; write reasoning.effort or reasoning.budget_tokens, or remove it",
+      "4:12: reasoning: is empty; write reasoning.effort or reasoning.budget_tokens, or remove it",
     ],
     [
       "tool-protocol-unknown.yaml",

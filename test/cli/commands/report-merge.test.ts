@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { reportCommand } from "../../../src/cli/commands/report.js";
-import { runCli } from "../../helpers/run-cli.js";
+import { CLAUDE_EXAMPLES, runCli } from "../../helpers/run-cli.js";
 import { recordingIo } from "../../helpers/run-summaries.js";
 
 const TASKS = ["add-farewell", "fix-failing-test", "rename-function"] as const;
