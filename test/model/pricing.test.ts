@@ -285,7 +285,9 @@ describe("replyCostUsd", () => {
   test("a message with no wire usage (the Anthropic client's) is estimated", () => {
     const { message } = reply({});
     const { wire: _, ...anthropic } = message;
-    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: anthropic, usage: USAGE })).toBe(0.001288);
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message: anthropic, usage: USAGE })).toBe(
+      0.001288,
+    );
     const odd = { ...anthropic, wire: "cost" };
     expect(replyCostUsd(DEFAULT_PRICES, flash, { message: odd, usage: USAGE })).toBe(0.001288);
   });
