@@ -1,0 +1,107 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { describe, expect, test } from "vitest";
+import { startMockHttpServer } from "../helpers/mock-http-server.js";
+import { chunk } from "../helpers/openai-chunks.js";
+import { startOpenAIHttpServer } from "../helpers/openai-http-server.js";
+import { readSummary } from "../helpers/outputs.js";
+import { reply } from "../helpers/replies.js";
+import { runCli } from "../helpers/run-cli.js";
+import { tmpWorkspace } from "../helpers/tmp-workspace.js";
+
+type Sent = { role: string; content: unknown };
+
+/** Records an example task offline, then forks it after `untilStep` with `forkTask`. */
+async function recordThenFork(
+  example: string,
+  forkTask: (workspace: string) => string,
+  env: Record<string, string>,
+) {
+  const dir = await tmpWorkspace({});
+  const recorded = await runCli(["--offline", `tasks/${example}.yaml`, "--out", dir.path("out")]);
+  expect(recorded.exitCode, recorded.stderr).toBe(0);
+  const workspace = example === "deepseek-add-divide" ? "calculator" : "greeter";
+  await writeFile(dir.path("fork.yaml"), forkTask(resolve(`fixtures/workspaces/${workspace}`)));
+  const fork = await runCli(
+    [
+      "replay",
+      dir.path(`out/${example}/transcript.jsonl`),
+      "--until-step",
+      "2",
+      "--continue",
+      "--task",
+      dir.path("fork.yaml"),
+      "--out",
+      dir.path("forks"),
+    ],
+    { env },
+  );
+  return { dir, fork };
+}
+
+describe("a fork continues a recorded run on another provider", () => {
+  test("DeepSeek (chat completions, reasoning blocks) onto the Messages API", async () => {
+    await using server = await startMockHttpServer();
+    server.queue(reply().text("Carried on from DeepSeek's two steps."));
+    const { dir, fork } = await recordThenFork(
+      "deepseek-add-divide",
+      (workspace) =>
+        `prompt: Add divide.\nworkspace: ${workspace}\nmodel: claude-sonnet-5-5\nprovider:\n  name: anthropic\n  base_url: ${server.url}\n`,
+      { ANTHROPIC_API_KEY: "test-key" },
+    );
+    await using _dir = dir;
+
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    const messages = server.requests[0]?.messages as Sent[];
+    const blocks = messages.flatMap((message) =>
+      Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : [],
+    );
+    // Another provider's reasoning is the transcript's, never the Messages API's.
+    expect(blocks.some((block) => block.type === "reasoning")).toBe(false);
+    const calls = blocks.filter((block) => block.type === "tool_use");
+    const results = blocks.filter((block) => block.type === "tool_result");
+    expect(calls).toHaveLength(4);
+    expect(results.map((block) => block.tool_use_id)).toEqual(calls.map((block) => block.id));
+    for (const call of calls) expect(call.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    expect(await readSummary(dir.path("forks/deepseek-add-divide"))).toMatchObject({
+      status: "completed",
+      steps: 3,
+      origin: { kind: "fork", steps: 2 },
+    });
+  });
+
+  test("Claude with signed thinking onto an OpenAI-compatible server", async () => {
+    await using server = await startOpenAIHttpServer();
+    server.queue({ chunks: [chunk({ role: "assistant", content: "Done." }), chunk({}, "stop")] });
+    const { dir, fork } = await recordThenFork(
+      "think-add-shout",
+      (workspace) =>
+        `prompt: Add --shout.\nworkspace: ${workspace}\nmodel: gpt-test\nprovider:\n  name: openai-compatible\n  base_url: ${server.baseURL}\n`,
+      {},
+    );
+    await using _dir = dir;
+
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    const messages = server.requests[0]?.messages as Array<Record<string, unknown>>;
+    expect(messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "tool",
+    ]);
+    // Claude's thinking and its signatures stay behind: they mean nothing to another model.
+    const sent = JSON.stringify(messages);
+    expect(sent).not.toContain("ErUB");
+    expect(sent).not.toContain("The CLI takes the name");
+    expect(await readSummary(dir.path("forks/think-add-shout"))).toMatchObject({
+      status: "completed",
+      steps: 3,
+      origin: { kind: "fork", steps: 2 },
+    });
+  });
+});
