@@ -5,8 +5,7 @@ export const ELIDED_RESULT =
   "[this tool result was removed to keep the conversation within its context budget; run the tool again if you need it]";
 
 /** What an assistant turn says when all it held was reasoning that trimming dropped. */
-export const DROPPED_REASONING =
-  "[this turn's reasoning was removed with the older tool results before it]";
+export const DROPPED_REASONING = "[this turn's reasoning was removed from what is sent]";
 
 /** Characters per token, roughly: close enough to keep requests under a budget without a tokenizer. */
 const CHARS_PER_TOKEN = 4;
@@ -62,19 +61,24 @@ export function fitContext(
   return { chars: size - dropped.chars, removed, droppedReasoning: dropped.count };
 }
 
-/** Removes every signed block from the assistant turns after `index`; a turn left empty says so. */
+/** Removes every signed block from the assistant turns after `index`, in place. */
 function dropSignedBlocksAfter(messages: Message[], index: number) {
   let count = 0;
   let chars = 0;
-  for (const message of messages.slice(index + 1)) {
+  for (const [offset, message] of messages.slice(index + 1).entries()) {
     if (message.role !== "assistant" || !message.content.some(isSignedBlock)) continue;
     const before = messageChars(message);
-    const kept = message.content.filter((block) => !isSignedBlock(block));
-    count += message.content.length - kept.length;
-    // A new array: the reply the transcript recorded keeps its blocks.
-    message.content =
-      kept.length > 0 ? kept : [{ type: "text", text: DROPPED_REASONING } satisfies AssistantBlock];
-    chars += before - messageChars(message);
+    const kept = withoutSignedBlocks(message.content);
+    count += message.content.filter(isSignedBlock).length;
+    // A new message: the reply the transcript recorded keeps its blocks.
+    messages[index + 1 + offset] = { role: "assistant", content: kept };
+    chars += before - messageChars({ role: "assistant", content: kept });
   }
   return { count, chars };
+}
+
+/** A turn's blocks without its signed ones; a turn that was nothing else says so. */
+export function withoutSignedBlocks(content: readonly AssistantBlock[]): AssistantBlock[] {
+  const kept = content.filter((block) => !isSignedBlock(block));
+  return kept.length > 0 ? kept : [{ type: "text", text: DROPPED_REASONING }];
 }

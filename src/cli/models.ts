@@ -6,6 +6,7 @@ import type { ApiMessage, ModelClient } from "../model/model-client.js";
 import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
 import { effectiveCompat, PROVIDER_PRESETS } from "../model/providers.js";
 import { createReplayModel } from "../model/replay-model.js";
+import { withoutRecordedReasoning } from "../replay/fork-reasoning.js";
 import type { RecordedRun } from "../replay/recorded-run.js";
 import type { Task } from "../task/schema.js";
 import { parseDuration } from "../task/schema-fields.js";
@@ -183,7 +184,13 @@ export async function continuationModel(options: {
         )
       : task;
   const factory = await liveModels([live], options.env);
-  return { model: factory(live, name), name };
+  const model = factory(live, name);
+  const isSameConversation =
+    name === options.recorded.model && task.prompt === options.recorded.task.prompt;
+  return {
+    model: isSameConversation ? model : withoutRecordedReasoning(model, options.untilStep),
+    name,
+  };
 }
 
 /**

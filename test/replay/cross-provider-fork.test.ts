@@ -105,3 +105,48 @@ describe("a fork continues a recorded run on another provider", () => {
     });
   });
 });
+
+describe("a fork onto another Claude model", () => {
+  async function forkThinking(model: string) {
+    await using server = await startMockHttpServer();
+    server.queue(reply().text("Carried on."));
+    await using dir = await tmpWorkspace({});
+    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
+    // Recorded with the gateway the fork goes to: the init line records the base URL.
+    const recorded = await runCli(
+      ["--offline", "tasks/think-add-shout.yaml", "--out", dir.path("out")],
+      { env },
+    );
+    expect(recorded.exitCode, recorded.stderr).toBe(0);
+    const fork = await runCli(
+      [
+        "replay",
+        dir.path("out/think-add-shout/transcript.jsonl"),
+        "--until-step",
+        "2",
+        "--continue",
+        "--model",
+        model,
+        "--out",
+        dir.path("forks"),
+      ],
+      { env },
+    );
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    const messages = server.requests[0]?.messages as Array<{ role: string; content: unknown }>;
+    return messages
+      .filter((message) => message.role === "assistant")
+      .map((message) => (message.content as Array<{ type: string }>).map((block) => block.type));
+  }
+
+  test("drops the recorded thinking, which was signed for the recorded model", async () => {
+    expect(await forkThinking("claude-opus-5")).toEqual([["tool_use"], ["tool_use", "tool_use"]]);
+  });
+
+  test("the same model keeps it, verbatim", async () => {
+    expect(await forkThinking("claude-sonnet-5-5")).toEqual([
+      ["thinking", "tool_use"],
+      ["thinking", "tool_use", "tool_use"],
+    ]);
+  });
+});
