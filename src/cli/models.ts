@@ -8,7 +8,7 @@ import { effectiveCompat, PROVIDER_PRESETS } from "../model/providers.js";
 import { createReplayModel } from "../model/replay-model.js";
 import { withoutRecordedReasoning } from "../replay/fork-reasoning.js";
 import type { RecordedRun } from "../replay/recorded-run.js";
-import type { Task } from "../task/schema.js";
+import { DEFAULT_MODEL, type Task } from "../task/schema.js";
 import { parseDuration } from "../task/schema-fields.js";
 import { nonEmpty } from "./flag-values.js";
 import { endpointOf, resolveCredentials, settleProvider } from "./provider-setup.js";
@@ -148,6 +148,36 @@ export async function loadPrices(file: string | undefined): Promise<PriceTable> 
  * The model a fork or resume continues with: the API (the recorded model unless `--model`), or,
  * offline, the task's scripted replies from reply `untilStep + 1` on.
  */
+/** The model of a task that names none, on the anthropic preset: ANTHROPIC_MODEL, else Claude's default. */
+export function defaultModel(env: Readonly<Record<string, string | undefined>>): string {
+  return nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
+}
+
+/** Another provider has no default model: ANTHROPIC_MODEL or a Claude model would be wrong there. */
+export function refuseUnnamedModels(tasks: readonly Task[], flagModel: string | undefined): void {
+  if (flagModel !== undefined) return;
+  const unnamed = tasks.filter(
+    (task) => task.model === undefined && task.provider.name !== "anthropic",
+  );
+  if (unnamed.length === 0) return;
+  throw new ConfigError(
+    unnamed
+      .map(
+        (task) =>
+          `${task.file}: task "${task.name}" uses the ${task.provider.name} provider and names no model; add "model:" to it (e.g. model: ${EXAMPLE_MODELS[task.provider.name] ?? "your-model-id"}) or pass --model`,
+      )
+      .join("\n"),
+  );
+}
+
+const EXAMPLE_MODELS: Readonly<Record<string, string>> = {
+  openai: "gpt-5-mini",
+  deepseek: "deepseek-v4-flash",
+  openrouter: "openai/gpt-5-mini",
+  ollama: "qwen3-coder",
+  vllm: "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+};
+
 export async function continuationModel(options: {
   recorded: RecordedRun;
   task: Task | undefined;
@@ -157,7 +187,7 @@ export async function continuationModel(options: {
   env: Readonly<Record<string, string | undefined>>;
 }): Promise<{ model: ModelClient; name: string }> {
   const task = options.task ?? options.recorded.task;
-  const name = options.model ?? task.model ?? options.recorded.model;
+  const name = options.model ?? task.model ?? continuedModel(options.recorded, task, options.env);
   const wrap = await textProtocolWrapper([task]);
   if (options.isOffline) {
     if (task.replies === undefined) {
@@ -191,6 +221,20 @@ export async function continuationModel(options: {
     model: isSameConversation ? model : withoutRecordedReasoning(model, options.untilStep),
     name,
   };
+}
+
+/**
+ * The model a fork goes on with when neither `--model` nor the task names one: the recorded one on
+ * the recorded provider; on another provider, what a run of the task would use.
+ */
+function continuedModel(
+  recorded: RecordedRun,
+  task: Task,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (task.provider.name === recorded.task.provider.name) return recorded.model;
+  refuseUnnamedModels([task], undefined);
+  return defaultModel(env);
 }
 
 /**

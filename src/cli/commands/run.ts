@@ -10,12 +10,17 @@ import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
 import type { TaskSummary } from "../../report/summary.js";
 import { loadTasks } from "../../task/load-task.js";
-import { DEFAULT_MODEL, type Task } from "../../task/schema.js";
+import type { Task } from "../../task/schema.js";
 import { assertSandboxAvailable } from "../../tools/sandbox.js";
 import { expandPatterns } from "../expand-patterns.js";
-import { nonEmpty } from "../flag-values.js";
 import { type CliIo, withMoreSecrets } from "../io.js";
-import { liveModels, loadPrices, scriptedModels } from "../models.js";
+import {
+  defaultModel,
+  liveModels,
+  loadPrices,
+  refuseUnnamedModels,
+  scriptedModels,
+} from "../models.js";
 import { prepareOutDir } from "../out-dir.js";
 import { providerSecrets, settleProvider } from "../provider-setup.js";
 import type { RunOptions } from "../run-flags.js";
@@ -66,8 +71,7 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { k
   const keys = providerSecrets(tasks, io.env);
   const clients = options.isOffline ? await scriptedModels(tasks) : await liveModels(tasks, io.env);
   refuseUnnamedModels(tasks, options.model);
-  const nameOf = (task: Task) =>
-    options.model ?? task.model ?? nonEmpty(io.env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
+  const nameOf = (task: Task) => options.model ?? task.model ?? defaultModel(io.env);
   refuseUnpricedSpendingCaps(tasks, nameOf, prices, options.budgetUsd !== undefined);
   if (tasks.some((task) => (options.sandbox ?? task.sandbox) === "bwrap")) {
     assertSandboxAvailable("bwrap", io.env.PATH);
@@ -93,31 +97,6 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { k
         : `on a copy in ${displayPath(outDir)}/${task.name}/workspace`,
   };
 }
-
-/** Another provider has no default model: ANTHROPIC_MODEL or a Claude model would be wrong there. */
-function refuseUnnamedModels(tasks: readonly Task[], flagModel: string | undefined): void {
-  if (flagModel !== undefined) return;
-  const unnamed = tasks.filter(
-    (task) => task.model === undefined && task.provider.name !== "anthropic",
-  );
-  if (unnamed.length === 0) return;
-  throw new ConfigError(
-    unnamed
-      .map(
-        (task) =>
-          `${task.file}: task "${task.name}" uses the ${task.provider.name} provider and names no model; add "model:" to it (e.g. model: ${EXAMPLE_MODELS[task.provider.name] ?? "your-model-id"}) or pass --model`,
-      )
-      .join("\n"),
-  );
-}
-
-const EXAMPLE_MODELS: Readonly<Record<string, string>> = {
-  openai: "gpt-5-mini",
-  deepseek: "deepseek-v4-flash",
-  openrouter: "openai/gpt-5-mini",
-  ollama: "qwen3-coder",
-  vllm: "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-};
 
 /** Spending caps need prices: a model without one would never be stopped, so refuse up front. */
 function refuseUnpricedSpendingCaps(
