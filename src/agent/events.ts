@@ -70,13 +70,6 @@ export type AgentEvent =
       message: string;
     }
   /** Older tool results were elided from the conversation sent to the model (the transcript keeps them). */
-  | {
-      type: "context_trimmed";
-      step: number;
-      removedResults: number;
-      /** Signed reasoning blocks dropped with them (see `fitContext`). */
-      droppedReasoning: number;
-      maxTokens: number;
-    }
+  | { type: "context_trimmed"; step: number; removedResults: number; maxTokens: number }
   /** A message the runner itself sent the model (e.g. "your reply was cut off; continue"). */
   | { type: "runner_message"; step: number; text: string };

@@ -181,14 +181,13 @@ function push(state: RunState, message: Message): void {
 function keepWithinContext(state: RunState, step: number): void {
   const max = state.options.limits.maxContextTokens;
   if (max === undefined) return;
-  const { chars, removed, droppedReasoning } = fitContext(state.messages, max, state.contextChars);
+  const { chars, removed } = fitContext(state.messages, max, state.contextChars);
   state.contextChars = chars;
   if (removed > 0)
     state.options.onEvent({
       type: "context_trimmed",
       step,
       removedResults: removed,
-      droppedReasoning,
       maxTokens: max,
     });
 }

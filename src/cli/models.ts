@@ -215,10 +215,13 @@ export async function continuationModel(options: {
       : task;
   const factory = await liveModels([live], options.env);
   const model = factory(live, name);
-  const isSameConversation =
-    name === options.recorded.model && task.prompt === options.recorded.task.prompt;
+  // Recorded signed thinking goes back only to the provider that signed it, and only when real
+  // (an offline recording's is the replies file's). On Anthropic's API, blocks that another model
+  // or prompt invalidates are dropped by the API (see the Anthropic client's thinking params).
+  const isSigner =
+    !options.recorded.isOffline && live.provider.name === options.recorded.task.provider.name;
   return {
-    model: isSameConversation ? model : withoutRecordedReasoning(model, options.untilStep),
+    model: isSigner ? model : withoutRecordedReasoning(model, options.untilStep),
     name,
   };
 }

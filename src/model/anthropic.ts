@@ -18,8 +18,15 @@ import { CLIPPED_CONSOLE } from "./clipped-console.js";
 import { type Endpoint, isEventStream, NotEventStreamError } from "./endpoint-hints.js";
 import { limitBodyBytes } from "./limit-body-bytes.js";
 import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
-import type { ApiMessage, Message, ModelClient, ModelRequest, Reasoning } from "./model-client.js";
-import { toModelReply } from "./model-client.js";
+import {
+  type ApiMessage,
+  isSignedBlock,
+  type Message,
+  type ModelClient,
+  type ModelRequest,
+  toModelReply,
+  withoutBlocks,
+} from "./model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "./reply-limits.js";
 import { withStreamRetries } from "./stream-retries.js";
 
@@ -46,6 +53,9 @@ export type AnthropicModelOptions = {
 };
 
 const EPHEMERAL = { type: "ephemeral" } as const;
+
+/** The beta that lets a request have failing thinking blocks dropped and reports each drop. */
+const THINKING_BINDING_BETA = "thinking-binding-controls-2026-08-01";
 
 /**
  * The Messages API, streamed, behind `ModelClient`. The SDK retries a request that fails before
@@ -75,7 +85,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
   const baseDelayMs = options.retryBaseDelayMs ?? 500;
   return {
     async complete(request, completeOptions) {
-      const params = toParams(request);
+      // Anthropic's own API binds signed thinking to its conversation and model; other
+      // Messages-API servers don't, and may not know the beta field.
+      const params = toParams(request, endpoint.provider === "anthropic");
       return withStreamRetries(
         async (started) => {
           // `create` with `stream: true` hands over the raw events; the SDK's MessageStream would
@@ -84,6 +96,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
             { ...params, stream: true },
             {
               signal: completeOptions.signal,
+              ...("thinking" in params && endpoint.provider === "anthropic"
+                ? { headers: { "anthropic-beta": THINKING_BINDING_BETA } }
+                : {}),
               middleware: [
                 // Outside the retry reporter: the SDK does not retry it, so no retry is reported.
                 requireEventStream,
@@ -154,7 +169,10 @@ function limitBodyBytesOf(maxBytes: number, maxLineBytes: number): Middleware {
  * Builds the request with prompt-cache breakpoints on the tools, the system prompt and the newest
  * message, so each turn re-reads the conversation so far from the cache.
  */
-function toParams(request: ModelRequest): Anthropic.MessageCreateParamsNonStreaming {
+function toParams(
+  request: ModelRequest,
+  hasBindingControls: boolean,
+): Anthropic.MessageCreateParamsNonStreaming {
   const tools: Anthropic.Tool[] = request.tools.map((tool, index) => ({
     name: tool.name,
     description: tool.description,
@@ -170,24 +188,48 @@ function toParams(request: ModelRequest): Anthropic.MessageCreateParamsNonStream
     ),
     ...(tools.length > 0 ? { tools } : {}),
     ...(request.stopSequences?.length ? { stop_sequences: [...request.stopSequences] } : {}),
-    ...thinkingParams(request.reasoning),
+    ...thinkingParams(request, hasBindingControls),
   };
 }
 
 /**
  * The task's reasoning in the Messages API's terms: a budget is manual thinking; an effort alone
  * is adaptive thinking, with the effort in `output_config`.
+ *
+ * Signed thinking goes back verbatim, and the API checks each block against the conversation and
+ * model it was made in. Context trimming changes old tool results, and a fork may go on with
+ * another model, so on Anthropic's API a block that fails is dropped by the API rather than
+ * refused (`prefix_mismatch_behavior: "drop_block"`); the reply's `input_transformations` says
+ * which, and the transcript keeps it.
+ *
+ * Thinking is sent only while the API allows it: when the newest turn called tools, it must start
+ * with its thinking, so a turn recorded without it (a fork of a run without reasoning, or of an
+ * offline recording) has the rest of the tool loop go on without thinking.
  */
-function thinkingParams(reasoning: Reasoning | undefined) {
+function thinkingParams(request: ModelRequest, hasBindingControls: boolean) {
+  const { reasoning } = request;
   if (reasoning === undefined) return {};
-  const thinking: Anthropic.ThinkingConfigParam =
+  const effort =
+    reasoning.effort === undefined ? {} : { output_config: { effort: reasoning.effort } };
+  if (!mayThink(request.messages)) return effort;
+  const binding = hasBindingControls
+    ? { block_binding: { prefix_mismatch_behavior: "drop_block" as const } }
+    : {};
+  const thinking =
     reasoning.budgetTokens === undefined
-      ? { type: "adaptive" }
-      : { type: "enabled", budget_tokens: reasoning.budgetTokens };
-  return {
-    thinking,
-    ...(reasoning.effort === undefined ? {} : { output_config: { effort: reasoning.effort } }),
-  };
+      ? { type: "adaptive" as const, ...binding }
+      : { type: "enabled" as const, budget_tokens: reasoning.budgetTokens, ...binding };
+  // `block_binding` is a beta field, typed only in the SDK's beta namespace.
+  return { thinking: thinking as Anthropic.ThinkingConfigParam, ...effort };
+}
+
+/** Whether the newest assistant turn lets the request think: no tool call, or thinking first. */
+function mayThink(messages: readonly Message[]): boolean {
+  const newest = messages.findLast((message) => message.role === "assistant");
+  if (newest === undefined || newest.role !== "assistant") return true;
+  const first = newest.content.find((block) => block.type !== "reasoning");
+  const callsTools = newest.content.some((block) => block.type === "tool_use");
+  return !callsTools || (first !== undefined && isSignedBlock(first));
 }
 
 function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
@@ -195,7 +237,9 @@ function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
   const blocks =
     typeof message.content === "string"
       ? [{ type: "text" as const, text: message.content }]
-      : message.content.filter((block) => block.type !== "reasoning");
+      : message.role === "assistant"
+        ? withoutBlocks(message.content, (block) => block.type === "reasoning")
+        : message.content;
   if (!isNewest) return { role: message.role, content: blocks } as Anthropic.MessageParam;
   const last = blocks.length - 1;
   const content = blocks.map((block, index) =>

@@ -67,6 +67,18 @@ export function isSignedBlock(block: { type: string }): boolean {
   return block.type === "thinking" || block.type === "redacted_thinking";
 }
 
+/** What a turn is sent as when all it held was left out: the API refuses an empty turn. */
+export const LEFT_OUT_TURN_TEXT = "[this turn held only reasoning, which is not sent here]";
+
+/** A turn's blocks without those `isLeftOut` picks; a turn left with none says so. */
+export function withoutBlocks(
+  content: readonly AssistantBlock[],
+  isLeftOut: (block: AssistantBlock) => boolean,
+): AssistantBlock[] {
+  const kept = content.filter((block) => !isLeftOut(block));
+  return kept.length > 0 ? kept : [{ type: "text", text: LEFT_OUT_TURN_TEXT }];
+}
+
 export type ModelRequest = {
   model: string;
   system: string;

@@ -1,11 +1,14 @@
-import { withoutSignedBlocks } from "../agent/context.js";
-import type { Message, ModelClient } from "../model/model-client.js";
+import {
+  isSignedBlock,
+  type Message,
+  type ModelClient,
+  withoutBlocks,
+} from "../model/model-client.js";
 
 /**
- * The live model of a fork or resume, when the recorded turns' signed reasoning cannot go to it:
- * it was signed for another model, or over another prompt (`--task` changed it), and the API would
- * refuse the request. Drops the signed blocks of the first `recordedTurns` assistant turns of
- * every request, the same way each time, so the blocks the new model signs stay valid.
+ * The live model of a fork or resume whose recorded signed thinking must not go to it: another
+ * provider made it, or it is an offline recording's (made up). Drops the signed blocks of the
+ * first `recordedTurns` assistant turns of every request, the same way each time.
  */
 export function withoutRecordedReasoning(model: ModelClient, recordedTurns: number): ModelClient {
   return {
@@ -21,6 +24,6 @@ function stripped(messages: readonly Message[], recordedTurns: number): Message[
     turn += 1;
     return turn > recordedTurns
       ? message
-      : { role: "assistant", content: withoutSignedBlocks(message.content) };
+      : { role: "assistant", content: withoutBlocks(message.content, isSignedBlock) };
   });
 }

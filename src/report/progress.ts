@@ -83,7 +83,7 @@ function describeEvent(
     }
     case "context_trimmed":
       return [
-        `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided${event.droppedReasoning > 0 ? `, ${plural(event.droppedReasoning, "reasoning block")} after them dropped` : ""} to stay under ${formatCount(event.maxTokens)} tokens`,
+        `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
       ];
     case "limit_reached":
       return [

@@ -75,7 +75,6 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
         subtype: "compact_boundary",
         step: event.step,
         removed_tool_results: event.removedResults,
-        dropped_reasoning_blocks: event.droppedReasoning,
         context_max_tokens: event.maxTokens,
       };
     case "runner_message":

@@ -1,10 +1,5 @@
 import { describe, expect, test } from "vitest";
-import {
-  DROPPED_REASONING,
-  ELIDED_RESULT,
-  fitContext,
-  messageChars,
-} from "../../src/agent/context.js";
+import { ELIDED_RESULT, fitContext, messageChars } from "../../src/agent/context.js";
 import type { Message } from "../../src/model/model-client.js";
 
 function conversation(results: number, size: number): Message[] {
@@ -33,7 +28,6 @@ describe("fitContext", () => {
     expect(fitContext(messages, 10_000, sizeOf(messages))).toEqual({
       chars: sizeOf(messages),
       removed: 0,
-      droppedReasoning: 0,
     });
     expect(JSON.stringify(messages)).toBe(before);
   });
@@ -69,39 +63,5 @@ describe("fitContext", () => {
     }
 
     expect(largest / 4).toBeLessThanOrEqual(50_000);
-  });
-
-  test("signed blocks after the first elided result are dropped, those before it kept verbatim", () => {
-    const thinking = (n: number) => ({ type: "thinking", thinking: `t${n}`, signature: `s${n}` });
-    const messages: Message[] = [
-      { role: "user", content: "go" },
-      { role: "assistant", content: [thinking(1), { type: "text", text: "plan" }] },
-      { role: "user", content: "more" },
-      ...conversation(4, 10_000).slice(1),
-    ];
-    // Reasoning on the tool turns, and one turn that was only reasoning (cut off while thinking).
-    for (const message of messages.slice(3)) {
-      if (message.role === "assistant") message.content.unshift(thinking(2));
-    }
-    messages.splice(
-      5,
-      0,
-      { role: "assistant", content: [thinking(3)] },
-      { role: "user", content: "go on" },
-    );
-    const before = sizeOf(messages);
-    const result = fitContext(messages, 10_000, before);
-
-    expect(result.removed).toBeGreaterThan(0);
-    expect(result.chars).toBe(sizeOf(messages));
-    expect(messages[1]?.content).toEqual([thinking(1), { type: "text", text: "plan" }]);
-    // The turn before the first elided result (messages[4]) keeps its reasoning.
-    expect(messages[3]?.content[0]).toEqual(thinking(2));
-    const later = messages.slice(5).filter((message) => message.role === "assistant");
-    expect(later.every((message) => JSON.stringify(message).includes('"thinking"') === false)).toBe(
-      true,
-    );
-    expect(messages[5]?.content).toEqual([{ type: "text", text: DROPPED_REASONING }]);
-    expect(result.droppedReasoning).toBe(4);
   });
 });

@@ -4,7 +4,7 @@ import { ELIDED_RESULT } from "../../src/agent/context.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { runAgent } from "../../src/agent/run-agent.js";
 import { createAnthropicModel } from "../../src/model/anthropic.js";
-import type { Reasoning } from "../../src/model/model-client.js";
+import { LEFT_OUT_TURN_TEXT, type Reasoning } from "../../src/model/model-client.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { bindingProblem, useBindingMessagesApi } from "../helpers/binding-messages-api.js";
 
@@ -50,13 +50,6 @@ const toolTurns = (count: number) =>
 
 type Sent = { role: string; content: Array<Record<string, unknown>> };
 const messagesOf = (body: Record<string, unknown> | undefined) => (body?.messages ?? []) as Sent[];
-const signedIn = (messages: Sent[]) =>
-  messages.flatMap((message) =>
-    message.role === "assistant"
-      ? message.content.filter((block) => String(block.type).endsWith("thinking"))
-      : [],
-  );
-
 describe("signed reasoning in a tool loop (Messages API)", () => {
   test("thinking and redacted blocks go back verbatim, in order, with their signatures, empty text included", async () => {
     api.play(
@@ -69,7 +62,11 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
     expect(api.refusals).toEqual([]);
     expect(result.status).toBe("completed");
     const [first, second] = api.requests;
-    expect(first?.thinking).toEqual({ type: "enabled", budget_tokens: 2_048 });
+    expect(first?.thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 2_048,
+      block_binding: { prefix_mismatch_behavior: "drop_block" },
+    });
     const turn = messagesOf(second)[1];
     expect(turn?.content.map((block) => block.type)).toEqual([
       "thinking",
@@ -87,7 +84,7 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
     await run({ steps: 1, reasoning: { effort: "high" } }).promise;
 
     expect(api.requests[0]).toMatchObject({
-      thinking: { type: "adaptive" },
+      thinking: { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } },
       output_config: { effort: "high" },
     });
   });
@@ -106,7 +103,7 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
     expect(result.usage.outputTokens).toBe(3_700);
   });
 
-  test("after context trimming, every request is one the API accepts, and later reasoning is kept", async () => {
+  test("after context trimming every request is accepted: the API drops the blocks trimming invalidated, and says so", async () => {
     const steps = 12;
     api.play(...toolTurns(steps), { thinking: "all parts read", text: "done" });
     // 4,000-character results against a 3,000-token (about 12,000-character) budget.
@@ -121,25 +118,116 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
     expect(result).toMatchObject({ status: "completed", steps: steps + 1 });
     const trims = events.flatMap((event) => (event.type === "context_trimmed" ? [event] : []));
     expect(trims.length).toBeGreaterThan(1);
-    expect(trims.every((trim) => trim.droppedReasoning > 0)).toBe(true);
-    // Reasoning signed after the last trim still goes back.
-    const last = messagesOf(api.requests.at(-1));
-    expect(last.some((m) => JSON.stringify(m).includes(ELIDED_RESULT))).toBe(true);
-    expect(signedIn(last).length).toBeGreaterThan(0);
+    // Without the drop setting, the API would refuse the request after a trim.
+    const last = api.requests.at(-1);
+    expect(last?.thinking).toMatchObject({
+      block_binding: { prefix_mismatch_behavior: "drop_block" },
+    });
+    expect(bindingProblem("claude-sonnet-5-5", messagesOf(last))).toMatch(
+      /^messages\.\d+\.content\.0:/,
+    );
+    // Every request keeps the newest turn's thinking first, as the API requires.
+    for (const request of api.requests.slice(1)) {
+      const newest = messagesOf(request).findLast((message) => message.role === "assistant");
+      expect(newest?.content[0]?.type).toBe("thinking");
+    }
+    // The API's report of each drop is in the recorded reply.
+    const reported = events.flatMap((event) =>
+      event.type === "model_reply"
+        ? ((event.reply.message.input_transformations ?? []) as Array<{ type: string }>)
+        : [],
+    );
+    expect(reported.length).toBeGreaterThan(0);
+    expect(reported.every((entry) => entry.type === "thinking_dropped")).toBe(true);
+    expect(api.betas.every((beta) => beta === "thinking-binding-controls-2026-08-01")).toBe(true);
   });
 
-  test("the check is real: eliding a result without dropping the reasoning after it is refused", async () => {
+  test("the check is real: a result elided under a signed block makes it fail the check", async () => {
     const steps = 4;
     api.play(...toolTurns(steps), { thinking: "t", text: "done" });
     await run({ steps, reasoning: { effort: "low" } }).promise;
     const messages = structuredClone(messagesOf(api.requests.at(-1)));
-    expect(bindingProblem(messages)).toBeUndefined();
-    expect(signedIn(messages.slice(3)).length).toBeGreaterThan(0);
+    expect(bindingProblem("claude-sonnet-5-5", messages)).toBeUndefined();
+    expect(bindingProblem("claude-opus-5", messages)).toMatch(/^messages\.1\.content\.0:/);
 
     const oldest = messages[2]?.content[0];
     if (oldest === undefined) throw new Error("no tool result to elide");
     oldest.content = ELIDED_RESULT;
 
-    expect(bindingProblem(messages)).toMatch(/^messages\.3\.content\.0: the conversation before/);
+    expect(bindingProblem("claude-sonnet-5-5", messages)).toMatch(/^messages\.3\.content\.0:/);
+  });
+
+  test("a newest tool turn without thinking (a fork of a run without reasoning) has the request go on without thinking", async () => {
+    api.play({ thinking: "now I think", text: "done" });
+    const model = createAnthropicModel({ apiKey: "test-key", maxRetries: 0 });
+    await model.complete(
+      {
+        model: "claude-sonnet-5-5",
+        system: "s",
+        tools: [],
+        maxOutputTokens: 8_192,
+        reasoning: { effort: "high" },
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "dump", input: {} }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "x" }] },
+        ],
+      },
+      { signal: new AbortController().signal },
+    );
+
+    expect(api.refusals).toEqual([]);
+    expect(api.requests[0]).not.toHaveProperty("thinking");
+    expect(api.requests[0]).toMatchObject({ output_config: { effort: "high" } });
+  });
+
+  test("another Messages-API server (a gateway preset) gets no binding field and no beta header", async () => {
+    api.play({ thinking: "t", text: "done" });
+    const model = createAnthropicModel({
+      apiKey: "test-key",
+      maxRetries: 0,
+      endpoint: {
+        provider: "deepseek",
+        baseURL: "https://api.anthropic.com",
+        apiKeyEnv: "DEEPSEEK_API_KEY",
+      },
+    });
+    await model.complete(
+      {
+        model: "claude-sonnet-5-5",
+        system: "s",
+        tools: [],
+        maxOutputTokens: 8_192,
+        reasoning: { budgetTokens: 2_048 },
+        messages: [{ role: "user", content: "go" }],
+      },
+      { signal: new AbortController().signal },
+    );
+
+    expect(api.requests[0]?.thinking).toEqual({ type: "enabled", budget_tokens: 2_048 });
+    expect(api.betas[0]).toBeNull();
+  });
+
+  test("a reasoning-only turn from another provider is sent as a placeholder, never empty", async () => {
+    api.play({ thinking: "t", text: "done" });
+    const model = createAnthropicModel({ apiKey: "test-key", maxRetries: 0 });
+    await model.complete(
+      {
+        model: "claude-sonnet-5-5",
+        system: "s",
+        tools: [],
+        maxOutputTokens: 8_192,
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [{ type: "reasoning", text: "cut off while thinking" }] },
+          { role: "user", content: "continue" },
+        ],
+      },
+      { signal: new AbortController().signal },
+    );
+
+    expect(messagesOf(api.requests[0])[1]?.content).toEqual([
+      { type: "text", text: LEFT_OUT_TURN_TEXT },
+    ]);
   });
 });

@@ -106,18 +106,74 @@ describe("a fork continues a recorded run on another provider", () => {
   });
 });
 
-describe("a fork onto another Claude model", () => {
-  async function forkThinking(model: string) {
+describe("a fork of a run with signed thinking", () => {
+  type Sent = { role: string; content: Array<{ type: string }> };
+  const turnsOf = (body: Record<string, unknown> | undefined) =>
+    ((body?.messages ?? []) as Sent[])
+      .filter((message) => message.role === "assistant")
+      .map((message) => message.content.map((block) => block.type));
+
+  test("recorded live, onto another Claude model: the thinking goes back, and the API may drop what it cannot bind", async () => {
+    await using server = await startMockHttpServer();
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "A\n",
+        "t.yaml": "prompt: Write two files.\nworkspace: ws\nreasoning: { effort: high }\n",
+      },
+    });
+    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
+    server.queue(
+      reply()
+        .thinking("first b", "sig_live_1")
+        .toolUse("write_file", { path: "b.txt", content: "B\n" }),
+      reply()
+        .thinking("then c", "sig_live_2")
+        .toolUse("write_file", { path: "c.txt", content: "C\n" }),
+      reply().thinking("done", "sig_live_3").text("Both written."),
+    );
+    const recorded = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], { env });
+    expect(recorded.exitCode, recorded.stderr).toBe(0);
+    server.queue(reply().thinking("on Opus", "sig_opus").text("Carried on."));
+
+    const fork = await runCli(
+      [
+        "replay",
+        dir.path("out/t/transcript.jsonl"),
+        "--until-step",
+        "2",
+        "--continue",
+        "--model",
+        "claude-opus-5",
+        "--out",
+        dir.path("forks"),
+      ],
+      { env },
+    );
+
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    const request = server.requests.at(-1);
+    expect(turnsOf(request)).toEqual([
+      ["thinking", "tool_use"],
+      ["thinking", "tool_use"],
+    ]);
+    expect(request?.thinking).toMatchObject({
+      type: "adaptive",
+      block_binding: { prefix_mismatch_behavior: "drop_block" },
+    });
+    expect(server.headers.at(-1)?.["anthropic-beta"]).toBe("thinking-binding-controls-2026-08-01");
+  });
+
+  test("recorded offline: the replies file's made-up signatures stay behind, and the tool loop goes on without thinking", async () => {
     await using server = await startMockHttpServer();
     server.queue(reply().text("Carried on."));
     await using dir = await tmpWorkspace({});
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
-    // Recorded with the gateway the fork goes to: the init line records the base URL.
     const recorded = await runCli(
       ["--offline", "tasks/think-add-shout.yaml", "--out", dir.path("out")],
       { env },
     );
     expect(recorded.exitCode, recorded.stderr).toBe(0);
+
     const fork = await runCli(
       [
         "replay",
@@ -125,28 +181,17 @@ describe("a fork onto another Claude model", () => {
         "--until-step",
         "2",
         "--continue",
-        "--model",
-        model,
         "--out",
         dir.path("forks"),
       ],
       { env },
     );
+
     expect(fork.exitCode, fork.stderr).toBe(0);
-    const messages = server.requests[0]?.messages as Array<{ role: string; content: unknown }>;
-    return messages
-      .filter((message) => message.role === "assistant")
-      .map((message) => (message.content as Array<{ type: string }>).map((block) => block.type));
-  }
-
-  test("drops the recorded thinking, which was signed for the recorded model", async () => {
-    expect(await forkThinking("claude-opus-5")).toEqual([["tool_use"], ["tool_use", "tool_use"]]);
-  });
-
-  test("the same model keeps it, verbatim", async () => {
-    expect(await forkThinking("claude-sonnet-5-5")).toEqual([
-      ["thinking", "tool_use"],
-      ["thinking", "tool_use", "tool_use"],
-    ]);
+    const request = server.requests[0];
+    expect(turnsOf(request)).toEqual([["tool_use"], ["tool_use", "tool_use"]]);
+    // The API refuses thinking when the newest tool turn does not start with it.
+    expect(request).not.toHaveProperty("thinking");
+    expect(request).toMatchObject({ output_config: { effort: "high" } });
   });
 });
