@@ -4,6 +4,7 @@ import { PROVIDER_PRESETS, type ProviderName } from "../model/providers.js";
 import { baseUrlProblem } from "../task/provider-schema.js";
 import { budgetApiProblem } from "../task/resolve-reasoning.js";
 import type { ProviderSettings, Task } from "../task/schema.js";
+import { FILE_START } from "../task/yaml-locator.js";
 import { nonEmpty } from "./flag-values.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -101,21 +102,25 @@ export function resolveCredentials(tasks: readonly Task[], env: Env): Map<Task, 
   return result;
 }
 
+/** One line per task, located like a task-file problem; a count first when there are several. */
 function missingKeyMessage(tasks: readonly Task[]): string {
-  const defaults = tasks.filter((task) => task.provider.origin === undefined);
-  const lines = tasks
-    .filter((task) => task.provider.origin !== undefined)
-    .map(
-      (task) =>
-        `${task.provider.origin}: ${task.provider.apiKeyEnv} is not set; export it to run task "${task.name}" against ${task.provider.baseURL ?? "the API"}, or add --offline to play the task's scripted replies`,
-    );
-  if (defaults.length > 0) {
-    const what = defaults.length === 1 ? "this task" : `these ${defaults.length} tasks`;
-    lines.unshift(
-      `ANTHROPIC_API_KEY is not set; export it (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token) to run ${what} against the API, or add --offline to play the tasks' scripted replies`,
-    );
-  }
-  return lines.join("\n");
+  const lines = tasks.map(missingKeyLine);
+  if (lines.length === 1) return lines.join("");
+  return [`${lines.length} tasks have no API key set; nothing was run`, ...lines].join("\n");
+}
+
+function missingKeyLine(task: Task): string {
+  const { name, api, apiKeyEnv, baseURL, origin } = task.provider;
+  // A preset taken by default or from --provider has no line of its own: the file's start stands in.
+  const where =
+    origin !== undefined && !origin.startsWith("--")
+      ? origin
+      : `${task.file}:${FILE_START.line}:${FILE_START.column}${origin === undefined ? "" : `: ${origin}`}`;
+  const alternative =
+    name === "anthropic" && api === "anthropic"
+      ? " (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token)"
+      : "";
+  return `${where}: ${apiKeyEnv} is not set; export it${alternative} to run task "${task.name}" against ${baseURL ?? "the API"}, or add --offline to play the task's scripted replies`;
 }
 
 /** The endpoint as hints name it. */

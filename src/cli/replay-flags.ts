@@ -59,7 +59,7 @@ export const REPLAY_COMMAND: CommandSpec = {
     task: {
       type: "string",
       describe:
-        "Task file to re-grade with (its checks); with --continue also its settings (prompt, model, limits, tools)",
+        "Task file to re-grade with (its checks); with --continue also its settings (prompt, model, provider, limits, tools), so a fork can go on on another model or provider",
     },
     strict: {
       type: "boolean",

@@ -26,7 +26,7 @@ export type ReplayOptions = {
   preserve?: readonly string[];
   /**
    * A task file given with `--task`. A replay takes only its checks (to re-grade); a fork or
-   * resume takes its settings too (prompt, system prompt, model, limits, tools).
+   * resume takes its settings too (prompt, system prompt, model, provider, limits, tools).
    */
   task: Task | undefined;
   /** Steps served from the recording. */

@@ -3,23 +3,59 @@ import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { TaskFileError } from "../errors.js";
 import type { ApiMessage, AssistantBlock } from "../model/model-client.js";
+import { describeIssue, problemsFromIssues } from "./describe-issue.js";
+import { describeValue } from "./describe-value.js";
+import { compareProblems } from "./load-task.js";
+import { createLocator } from "./yaml-locator.js";
 
-const BlockSchema = z.union([
-  z.object({ type: z.literal("text"), text: z.string() }).strict(),
+/** A missing field's message says what the block needs there; other mistakes get the usual words. */
+const needs = (what: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? `required field is missing; ${what}` : undefined;
+
+// Tagged by `type`, so a bad block gets the issues of its own type (or of its tag), not "Invalid input".
+const BlockSchema = z.discriminatedUnion("type", [
+  z
+    .object({
+      type: z.literal("text"),
+      text: z.string({ error: needs("a text block needs text: a string") }),
+    })
+    .strict(),
   z
     .object({
       type: z.literal("tool_use"),
       id: z.string().min(1).optional(),
-      name: z.string().min(1),
-      input: z.record(z.string(), z.unknown()),
+      name: z
+        .string({
+          error: needs("a tool_use block needs name: the tool to call, such as read_file"),
+        })
+        .min(1),
+      input: z.record(z.string(), z.unknown(), {
+        error: needs(
+          "a tool_use block needs input: a mapping of the tool's arguments ({} for none)",
+        ),
+      }),
     })
     .strict(),
   z
-    .object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() })
+    .object({
+      type: z.literal("thinking"),
+      thinking: z.string({ error: needs("a thinking block needs thinking: a string") }),
+      signature: z.string().optional(),
+    })
     .strict(),
-  z.object({ type: z.literal("redacted_thinking"), data: z.string() }).strict(),
+  z
+    .object({
+      type: z.literal("redacted_thinking"),
+      data: z.string({ error: needs("a redacted_thinking block needs data: a string") }),
+    })
+    .strict(),
   // Another provider's reasoning (DeepSeek's reasoning_content), as the transcript records it.
-  z.object({ type: z.literal("reasoning"), text: z.string() }).strict(),
+  z
+    .object({
+      type: z.literal("reasoning"),
+      text: z.string({ error: needs("a reasoning block needs text: a string") }),
+    })
+    .strict(),
 ]);
 
 const UsageSchema = z
@@ -34,7 +70,13 @@ const UsageSchema = z
 /** One scripted model turn: Messages API content blocks, optional stop reason and usage. */
 export const ScriptedReplySchema = z
   .object({
-    content: z.array(BlockSchema).min(1),
+    content: z
+      .array(BlockSchema, {
+        error: needs(
+          "a reply needs content: a list of blocks, such as [{ type: text, text: done }]",
+        ),
+      })
+      .min(1, "expected at least one block, such as { type: text, text: done }"),
     stop_reason: z.string().optional(),
     usage: UsageSchema.optional(),
   })
@@ -42,7 +84,14 @@ export const ScriptedReplySchema = z
 
 export type ScriptedReply = z.infer<typeof ScriptedReplySchema>;
 
-const RepliesFileSchema = z.array(ScriptedReplySchema).min(1, "expected at least one reply");
+const RepliesFileSchema = z
+  .array(ScriptedReplySchema, {
+    error: (issue) =>
+      issue.code === "invalid_type"
+        ? `expected a list of replies, each starting with "- content:", got ${describeValue(issue.input)}`
+        : undefined,
+  })
+  .min(1, "expected at least one reply");
 
 /**
  * Reads a replies file: a YAML (or JSON) list of replies. Errors name the file and line, like
@@ -52,22 +101,24 @@ export async function loadReplies(file: string, displayName = file): Promise<Api
   const text = await readFile(file, "utf8");
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: "error" });
-  const fail = (offset: number, path: string, message: string): never => {
-    const { line, col } = lineCounter.linePos(offset);
-    throw new TaskFileError([{ file: displayName, line, column: col, path, message }]);
-  };
   const syntaxError = doc.errors[0];
-  if (syntaxError !== undefined)
-    fail(syntaxError.pos[0], "", syntaxError.message.split("\n")[0] ?? "");
-  const parsed = RepliesFileSchema.safeParse(doc.toJS());
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue?.path ?? [];
-    const node = doc.getIn(path, true);
-    const offset = isNodeWithRange(node) ? node.range[0] : 0;
-    fail(offset, path.map(String).join("."), issue?.message ?? "invalid replies file");
+  if (syntaxError !== undefined) {
+    const { line, col } = lineCounter.linePos(syntaxError.pos[0]);
+    const message = syntaxError.message.split("\n")[0] ?? "";
+    throw new TaskFileError([{ file: displayName, line, column: col, path: "", message }]);
   }
-  return (parsed.data ?? []).map((reply, index) => toApiMessage(reply, index));
+  const data: unknown = doc.toJS();
+  const parsed = RepliesFileSchema.safeParse(data, { error: describeIssue, jitless: true });
+  if (!parsed.success) {
+    const locator = createLocator(doc, lineCounter);
+    const issues = parsed.error.issues;
+    throw new TaskFileError(
+      problemsFromIssues(displayName, issues, data, locator, RepliesFileSchema).sort(
+        compareProblems,
+      ),
+    );
+  }
+  return parsed.data.map((reply, index) => toApiMessage(reply, index));
 }
 
 /** Fills in what a hand-written reply may leave out: ids, stop reason, usage. */
@@ -89,8 +140,4 @@ export function toApiMessage(reply: ScriptedReply, index: number): ApiMessage {
     stop_sequence: null,
     usage: UsageSchema.parse(reply.usage ?? {}),
   };
-}
-
-function isNodeWithRange(node: unknown): node is { range: [number, number, number] } {
-  return typeof node === "object" && node !== null && "range" in node && Array.isArray(node.range);
 }

@@ -83,7 +83,8 @@ function duplicateNameProblem(entry: NamedTask, group: readonly NamedTask[]): Ta
   };
 }
 
-function compareProblems(a: TaskFileProblem, b: TaskFileProblem): number {
+/** File, then line, then column: the order editors list problems in. */
+export function compareProblems(a: TaskFileProblem, b: TaskFileProblem): number {
   if (a.file !== b.file) return a.file < b.file ? -1 : 1;
   return a.line - b.line || a.column - b.column;
 }

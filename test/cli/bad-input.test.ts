@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
 
@@ -135,6 +135,21 @@ describe("bad input: exit 2, a message naming the file and the place, nothing ru
     const run = await runCli(["--offline", join(dir, "t.yaml"), "--out", join(dir, "out")]);
 
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toMatch(/r\.yaml:\d+:\d+: 0\.content\.0/);
+    expect(run.stderr).toContain(
+      `agent-run: 1 problem in the task files; nothing was run\n${relative(process.cwd(), join(dir, "r.yaml"))}:2:7: [0].content[0].name: required field is missing; a tool_use block needs name: the tool to call, such as read_file`,
+    );
+  });
+
+  test("a replies file's misspelt block type gets a did-you-mean and the block types", async () => {
+    await writeFile(join(dir, "t.yaml"), `prompt: Go.\nworkspace: ws\nreplies: r.yaml\n`);
+    await mkdir(join(dir, "ws"));
+    await writeFile(join(dir, "r.yaml"), "- content:\n    - type: tool_us\n      name: bash\n");
+    const run = await runCli(["--offline", join(dir, "t.yaml"), "--out", join(dir, "out")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(
+      `${relative(process.cwd(), join(dir, "r.yaml"))}:2:13: [0].content[0].type: unknown value "tool_us" (did you mean "tool_use"?); expected one of text, tool_use, thinking, redacted_thinking, reasoning`,
+    );
+    expect(existsSync(join(dir, "out"))).toBe(false);
   });
 });

@@ -10,4 +10,13 @@ describe("--help", () => {
     expect(run.stdout.match(/agent-run --offline 'tasks\/\*\.yaml'/g)).toHaveLength(1);
     expect(run.stdout).toMatch(/Docs: README\.md/);
   });
+
+  test("replay --help says --task can change the provider of a fork", async () => {
+    const run = await runCli(["replay", "--help"]);
+
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.replace(/\s+/g, " ")).toContain(
+      "with --continue also its settings (prompt, model, provider, limits, tools), so a fork can go on on another model or provider",
+    );
+  });
 });

@@ -67,11 +67,33 @@ describe("provider configuration, as the user sees it (spawned CLI)", () => {
     );
 
     expect(live.code).toBe(2);
-    expect(live.stderr).toContain(
-      `${dir.path("t.yaml")}:5:1: provider: DEEPSEEK_API_KEY is not set; export it to run task "t" against https://api.deepseek.com, or add --offline`,
+    expect(live.stderr).toBe(
+      `agent-run: ${dir.path("t.yaml")}:5:1: provider: DEEPSEEK_API_KEY is not set; export it to run task "t" against https://api.deepseek.com, or add --offline to play the task's scripted replies\n`,
     );
     expect(existsSync(dir.path("out"))).toBe(false);
     expect(offline.code).toBe(0);
+  });
+
+  test("an anthropic task and a deepseek task both missing their keys: a count, then one located line each", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "r.yaml": REPLIES,
+        "claude.yaml": "prompt: Go.\nworkspace: ws\n",
+        "ds-high.yaml": taskYaml("  name: deepseek\n"),
+      },
+    });
+
+    const run = await runCli([dir.path("claude.yaml"), dir.path("ds-high.yaml")], { env: {} });
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe(
+      [
+        "agent-run: 2 tasks have no API key set; nothing was run",
+        `${dir.path("claude.yaml")}:1:1: ANTHROPIC_API_KEY is not set; export it (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token) to run task "claude" against https://api.anthropic.com, or add --offline to play the task's scripted replies`,
+        `${dir.path("ds-high.yaml")}:5:1: provider: DEEPSEEK_API_KEY is not set; export it to run task "ds-high" against https://api.deepseek.com, or add --offline to play the task's scripted replies`,
+      ].join("\n"),
+    );
   });
 });
 
@@ -87,7 +109,7 @@ describe("--provider and --base-url", () => {
 
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(
-      '--provider openrouter: OPENROUTER_API_KEY is not set; export it to run task "t" against https://openrouter.ai/api/v1',
+      `${dir.path("t.yaml")}:1:1: --provider openrouter: OPENROUTER_API_KEY is not set; export it to run task "t" against https://openrouter.ai/api/v1, or add --offline`,
     );
   });
 

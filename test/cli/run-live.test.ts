@@ -232,10 +232,13 @@ describe("agent-run against the (msw-mocked) Messages API", () => {
 
   test("no API key and no --offline: exit 2 before anything runs", async () => {
     await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
-    const run = await runCli([await taskFile(ws.root), "--out", join(dir, "out")], { env: {} });
+    const file = await taskFile(ws.root);
+    const run = await runCli([file, "--out", join(dir, "out")], { env: {} });
 
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toMatch(/ANTHROPIC_API_KEY is not set.*--offline/);
+    expect(run.stderr).toContain(
+      `agent-run: ${file}:1:1: ANTHROPIC_API_KEY is not set; export it (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token) to run task "task" against https://api.anthropic.com, or add --offline`,
+    );
     expect(existsSync(join(dir, "out"))).toBe(false);
     expect(server.requests).toHaveLength(0);
   });
