@@ -1,5 +1,8 @@
 import { describe, expect, test } from "vitest";
+import type { ApiMessage } from "../../src/model/model-client.js";
+import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
+import { type RawStream, type ReplyBuilder, reply, toScripted, toSse } from "../helpers/replies.js";
 import { runCli } from "../helpers/run-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
@@ -128,5 +131,45 @@ describe("batch budgets and max_cost", () => {
     expect(run.stderr).toMatch(
       /no price is known for the model of t \(claude-unknown-9\).*--prices/,
     );
+  });
+});
+
+describe("token counts a Messages-API server sends", () => {
+  /** A reply streamed as the API would, its final output count swapped for `outputTokens`. */
+  function withOutputTokens(builder: ReplyBuilder, outputTokens: number): RawStream {
+    const body = toSse(toScripted(builder) as ApiMessage).replace(
+      '"usage":{"output_tokens":777}',
+      `"usage":{"output_tokens":${outputTokens}}`,
+    );
+    expect(body).toContain(`"output_tokens":${outputTokens}}`);
+    return { kind: "raw_stream", body };
+  }
+
+  test("a negative count counts as 0: it lowers neither the cost for max_cost nor the tokens", async () => {
+    await using server = await startMockHttpServer();
+    // $0.20 of input and 1e9 output tokens taken back; then a $0.30 reply; then one more.
+    server.queue(
+      withOutputTokens(reply().toolUse("list_files", {}).usage(100000, 777), -1e9),
+      reply().toolUse("list_files", {}).usage(100000, 10000),
+      reply().text("done").usage(100000, 10000),
+    );
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "t.yaml":
+          "prompt: Go.\nworkspace: ws\nmodel: claude-sonnet-5-5\nlimits: { max_cost_usd: 0.4 }\n",
+      },
+    });
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url },
+    });
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({
+      status: "max_cost",
+      steps: 2,
+      cost_usd: 0.5,
+      usage: { input_tokens: 200000, output_tokens: 10000 },
+    });
   });
 });
