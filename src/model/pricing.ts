@@ -130,15 +130,20 @@ export function replyCostUsd(
   priced: PricedModel,
   reply: Pick<ModelReply, "message" | "usage">,
 ): number | null {
-  return reportedCostUsd(reply.message) ?? estimateCostUsd(prices, priced, reply.usage);
+  return (
+    reportedCostUsd(priced.provider, reply.message) ?? estimateCostUsd(prices, priced, reply.usage)
+  );
 }
 
 /**
  * What the server billed for a reply in USD: OpenRouter's `cost` in the usage of its last chunk,
  * kept under the message's `wire` (an OpenAI-format reply; the Anthropic client keeps no `wire`).
- * Anything but a finite, non-negative number is no figure at all.
+ * Read on the `openrouter` preset only: no other preset's server sends one, and any server can be
+ * told to (a hostile `openai-compatible` one reporting 0 would make every reply free). Anything but
+ * a finite, non-negative number is no figure at all.
  */
-function reportedCostUsd(message: ApiMessage): number | undefined {
+function reportedCostUsd(provider: string, message: ApiMessage): number | undefined {
+  if (provider !== "openrouter") return undefined;
   const { wire } = message;
   if (typeof wire !== "object" || wire === null || !("usage" in wire)) return undefined;
   const { usage } = wire;

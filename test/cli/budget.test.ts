@@ -1,6 +1,8 @@
 import { describe, expect, test } from "vitest";
 import type { ApiMessage } from "../../src/model/model-client.js";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
+import { chunk, usageChunk } from "../helpers/openai-chunks.js";
+import { startOpenAIHttpServer } from "../helpers/openai-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { type RawStream, type ReplyBuilder, reply, toScripted, toSse } from "../helpers/replies.js";
 import { runCli } from "../helpers/run-cli.js";
@@ -171,5 +173,61 @@ describe("token counts a Messages-API server sends", () => {
       cost_usd: 0.5,
       usage: { input_tokens: 200000, output_tokens: 10000 },
     });
+  });
+});
+
+describe("a cost a server reports", () => {
+  test("a Messages-API server's `wire` in message_delta is no reported cost: 2M tokens cost what the table says", async () => {
+    await using server = await startMockHttpServer();
+    const body = toSse(toScripted(reply().text("done").usage(1000000, 777)) as ApiMessage).replace(
+      '"delta":{"stop_reason":"end_turn"',
+      '"delta":{"wire":{"usage":{"cost":0}},"provider":"openrouter","stop_reason":"end_turn"',
+    );
+    expect(body).toContain('"wire"');
+    server.queue({
+      kind: "raw_stream",
+      body: body.replace('"output_tokens":777}', '"output_tokens":1000000}'),
+    });
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "t.yaml":
+          "prompt: Go.\nworkspace: ws\nmodel: claude-sonnet-5-5\nlimits: { max_cost_usd: 1 }\n",
+      },
+    });
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url },
+    });
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({
+      status: "max_cost",
+      cost_usd: 12,
+    });
+  });
+
+  test("an openai-compatible server's usage.cost is ignored: only OpenRouter's is read", async () => {
+    await using server = await startOpenAIHttpServer();
+    server.queue({
+      chunks: [
+        chunk({ role: "assistant", content: "done" }),
+        chunk({}, "stop"),
+        usageChunk({ prompt_tokens: 1000000, completion_tokens: 100000, cost: 0 }),
+      ],
+    });
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "prices.json": JSON.stringify({ "openai-compatible/m": { input: 2, output: 10 } }),
+        "t.yaml": `prompt: Go.\nworkspace: ws\nmodel: m\nlimits: { max_cost_usd: 1 }\nprovider:\n  name: openai-compatible\n  base_url: ${server.baseURL}\n`,
+      },
+    });
+    const run = await runCli(
+      [dir.path("t.yaml"), "--prices", dir.path("prices.json"), "--out", dir.path("out")],
+      {},
+    );
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({ status: "max_cost", cost_usd: 3 });
   });
 });

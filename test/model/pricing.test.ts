@@ -9,6 +9,8 @@ import {
   replyCostUsd,
 } from "../../src/model/pricing.js";
 
+const FREE = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+
 const USAGE: Usage = {
   inputTokens: 1_000,
   outputTokens: 2_000,
@@ -260,16 +262,37 @@ describe("replyCostUsd", () => {
     return { message, usage: USAGE };
   };
   const flash = { provider: "deepseek", model: "deepseek-v4-flash" };
+  /** DeepSeek's flash as OpenRouter serves it, priced like DeepSeek's own by a prices file. */
+  const routed = { provider: "openrouter", model: "deepseek/deepseek-v4-flash" };
+  const routedPrices = {
+    ...DEFAULT_PRICES,
+    "openrouter/deepseek/deepseek-v4-flash": DEFAULT_PRICES["deepseek/deepseek-v4-flash"] ?? FREE,
+  };
 
   test("the server's reported cost (OpenRouter's usage.cost) wins over the table, priced or not", () => {
-    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0.0123 }))).toBe(0.0123);
-    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0 }))).toBe(0);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 0.0123 }))).toBe(0.0123);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 0 }))).toBe(0);
     const unpriced = { provider: "openrouter", model: "some/model" };
     expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ cost: 0.5, prompt_tokens: 9 }))).toBe(
       0.5,
     );
     expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ prompt_tokens: 9 }))).toBeNull();
   });
+
+  test.each(["deepseek", "openai", "openai-compatible"])(
+    "a cost reported on the %s preset is ignored: only OpenRouter reports one",
+    (provider) => {
+      const priced = { provider, model: "m" };
+      const prices = {
+        ...DEFAULT_PRICES,
+        [`${provider}/m`]: DEFAULT_PRICES["deepseek/deepseek-v4-flash"] ?? FREE,
+      };
+      expect(replyCostUsd(prices, priced, reply({ cost: 0 }))).toBe(0.001288);
+      expect(
+        replyCostUsd(DEFAULT_PRICES, { provider, model: "unpriced" }, reply({ cost: 0 })),
+      ).toBeNull();
+    },
+  );
 
   test.each([
     ["negative", -1],
@@ -279,7 +302,7 @@ describe("replyCostUsd", () => {
     ["null", null],
     ["an object", { usd: 1 }],
   ])("a cost that is %s is ignored: the table's estimate stands", (_name, cost) => {
-    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost }))).toBe(0.001288);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost }))).toBe(0.001288);
   });
 
   test("a message with no wire usage (the Anthropic client's) is estimated", () => {
