@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { ApiMessage } from "../../src/model/model-client.js";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
-import { chunk, usageChunk } from "../helpers/openai-chunks.js";
+import { callDelta, chunk, usageChunk } from "../helpers/openai-chunks.js";
 import { startOpenAIHttpServer } from "../helpers/openai-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { type RawStream, type ReplyBuilder, reply, toScripted, toSse } from "../helpers/replies.js";
@@ -229,5 +229,45 @@ describe("a cost a server reports", () => {
 
     expect(run.exitCode, run.stderr).toBe(1);
     expect(await readSummary(dir.path("out/t"))).toMatchObject({ status: "max_cost", cost_usd: 3 });
+  });
+
+  test("OpenRouter BYOK: the reply costs OpenRouter's fee plus the upstream charge, in max_cost and the result line", async () => {
+    await using server = await startOpenAIHttpServer();
+    const listing = (id: string) => [
+      chunk(callDelta({ index: 0, id, name: "list_files", args: "{}" })),
+      chunk({}, "tool_calls"),
+      // A bring-your-own-key request: OpenRouter's fee is 0, the provider billed $0.60.
+      usageChunk({
+        prompt_tokens: 1000,
+        completion_tokens: 50,
+        cost: 0,
+        is_byok: true,
+        cost_details: { upstream_inference_cost: 0.6 },
+      }),
+    ];
+    server.queue(
+      { chunks: listing("call_1") },
+      { chunks: listing("call_2") },
+      { chunks: listing("call_3") },
+    );
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "prices.json": JSON.stringify({ "openrouter/x/model": { input: 0, output: 0 } }),
+        "t.yaml": `prompt: Go.\nworkspace: ws\nmodel: x/model\nlimits: { max_cost_usd: 1 }\nprovider:\n  name: openrouter\n  base_url: ${server.baseURL}\n`,
+      },
+    });
+    const run = await runCli(
+      [dir.path("t.yaml"), "--prices", dir.path("prices.json"), "--out", dir.path("out")],
+      { env: { OPENROUTER_API_KEY: "sk-or-test" } },
+    );
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({
+      status: "max_cost",
+      steps: 2,
+      cost_usd: 1.2,
+    });
+    expect((await readTranscript(dir.path("out/t"))).at(-1)).toMatchObject({ total_cost_usd: 1.2 });
   });
 });

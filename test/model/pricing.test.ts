@@ -305,6 +305,36 @@ describe("replyCostUsd", () => {
     expect(replyCostUsd(routedPrices, routed, reply({ cost }))).toBe(0.001288);
   });
 
+  test("a BYOK reply (is_byok) costs OpenRouter's fee plus the upstream charge", () => {
+    const byok = (cost: unknown, upstream: unknown) =>
+      reply({ cost, is_byok: true, cost_details: { upstream_inference_cost: upstream } });
+    expect(replyCostUsd(routedPrices, routed, byok(0, 0.02))).toBe(0.02);
+    expect(replyCostUsd(routedPrices, routed, byok(0.001, 0.02))).toBe(0.021);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 0.001, is_byok: false }))).toBe(0.001);
+  });
+
+  test.each([
+    ["missing", undefined],
+    ["negative", -0.02],
+    ["NaN", Number.NaN],
+    ["a string", "0.02"],
+    ["absurd", 1e300],
+  ])(
+    "a BYOK reply whose upstream charge is %s is estimated, never under-counted",
+    (_name, upstream) => {
+      const usage = { cost: 0, is_byok: true, cost_details: { upstream_inference_cost: upstream } };
+      expect(replyCostUsd(routedPrices, routed, reply(usage))).toBe(0.001288);
+      expect(replyCostUsd(routedPrices, routed, reply({ cost: 0, is_byok: true }))).toBe(0.001288);
+    },
+  );
+
+  test("a reported cost over $1,000,000 for one reply is nonsense: the estimate stands", () => {
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 1e6 }))).toBe(1e6);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 1e300 }))).toBe(0.001288);
+    const unpriced = { provider: "openrouter", model: "some/model" };
+    expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ cost: 1.5e6 }))).toBeNull();
+  });
+
   test("a message with no wire usage (the Anthropic client's) is estimated", () => {
     const { message } = reply({});
     const { wire: _, ...anthropic } = message;
