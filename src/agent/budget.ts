@@ -48,9 +48,12 @@ export class Budget {
     return this.#usage;
   }
 
-  /** USD spent so far, to the nano-dollar (a sum of floats would print as 0.30000000000000004). */
+  /**
+   * USD spent so far: the replies' unrounded costs summed and rounded once, to the micro-dollar
+   * (the price table's unit; a sum of floats would also print as 0.30000000000000004).
+   */
   get spentUsd(): number | null {
-    return this.#spentUsd === null ? null : Math.round(this.#spentUsd * 1e9) / 1e9;
+    return this.#spentUsd === null ? null : Math.round(this.#spentUsd * 1e6) / 1e6;
   }
 
   /** Checks whether one more model call is allowed; counts it when it is. */
@@ -83,8 +86,12 @@ export class Budget {
   #costHit(isHit: (spent: number, max: number) => boolean): LimitHit | undefined {
     const max = this.#limits.maxCostUsd;
     if (max === undefined) return undefined;
-    const spent = this.spentUsd;
-    if (spent === null) return { limit: "max_cost", used: Number.NaN, max };
-    return isHit(spent, max) ? { limit: "max_cost", used: spent, max } : undefined;
+    if (this.#spentUsd === null) return { limit: "max_cost", used: Number.NaN, max };
+    // Compared to the nano-dollar, finer than it is reported: a total rounded down to the cap
+    // would let a run spend a little past it.
+    const isOver = isHit(Math.round(this.#spentUsd * 1e9) / 1e9, max);
+    return isOver
+      ? { limit: "max_cost", used: Math.round(this.#spentUsd * 1e6) / 1e6, max }
+      : undefined;
   }
 }

@@ -105,8 +105,26 @@ function isOtherProvidersKey(key: string, provider: string): boolean {
   return slash > 0 && prefix !== provider && isProviderName(prefix);
 }
 
-/** Estimated cost in USD, or null when the model has no known price. */
+/** Estimated cost in USD to the micro-dollar, or null when the model has no known price. */
 export function estimateCostUsd(
+  prices: PriceTable,
+  priced: PricedModel | string,
+  usage: Usage,
+): number | null {
+  const usd = unroundedEstimateUsd(prices, priced, usage);
+  return usd === null ? null : roundToMicroUsd(usd);
+}
+
+/** A USD figure to the micro-dollar, as a run's total is written. */
+function roundToMicroUsd(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
+}
+
+/**
+ * The estimate unrounded: a reply's cost, which a run sums and rounds once (rounding each reply
+ * first would make a run's total differ from its usage times the price).
+ */
+function unroundedEstimateUsd(
   prices: PriceTable,
   priced: PricedModel | string,
   usage: Usage,
@@ -118,12 +136,13 @@ export function estimateCostUsd(
     usage.outputTokens * price.output +
     usage.cacheCreationInputTokens * price.cacheWrite +
     usage.cacheReadInputTokens * price.cacheRead;
-  return Math.round(micros) / 1_000_000;
+  return micros / 1_000_000;
 }
 
 /**
  * The one place a reply's cost is worked out, live and in replay alike: the cost the server
  * reported for it when there is one, else the table's estimate of its usage; null when neither.
+ * Unrounded: a run sums its replies' costs and rounds the total (see `Budget.spentUsd`).
  */
 export function replyCostUsd(
   prices: PriceTable,
@@ -131,7 +150,8 @@ export function replyCostUsd(
   reply: Pick<ModelReply, "message" | "usage">,
 ): number | null {
   return (
-    reportedCostUsd(priced.provider, reply.message) ?? estimateCostUsd(prices, priced, reply.usage)
+    reportedCostUsd(priced.provider, reply.message) ??
+    unroundedEstimateUsd(prices, priced, reply.usage)
   );
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { ApiMessage } from "../../src/model/model-client.js";
+import { DEFAULT_PRICES } from "../../src/model/pricing.js";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { callDelta, chunk, usageChunk } from "../helpers/openai-chunks.js";
 import { startOpenAIHttpServer } from "../helpers/openai-http-server.js";
@@ -269,5 +270,29 @@ describe("a cost a server reports", () => {
       cost_usd: 1.2,
     });
     expect((await readTranscript(dir.path("out/t"))).at(-1)).toMatchObject({ total_cost_usd: 1.2 });
+  });
+});
+
+test("a run's cost is its replies' unrounded costs summed, rounded once: usage × price", async () => {
+  await using dir = await tmpWorkspace({});
+  const run = await runCli([
+    "--offline",
+    "tasks/deepseek-add-divide.yaml",
+    "--out",
+    dir.path("out"),
+  ]);
+
+  expect(run.exitCode, run.stderr).toBe(0);
+  const summary = await readSummary(dir.path("out/deepseek-add-divide"));
+  const usage = summary.usage as Record<string, number>;
+  const price = DEFAULT_PRICES["deepseek/deepseek-v4-flash"];
+  const micros =
+    (usage.input_tokens ?? 0) * (price?.input ?? 0) +
+    (usage.output_tokens ?? 0) * (price?.output ?? 0) +
+    (usage.cache_read_input_tokens ?? 0) * (price?.cacheRead ?? 0);
+  expect(summary.cost_usd).toBe(Math.round(micros) / 1e6);
+  expect(summary.cost_usd).toBe(0.000498);
+  expect((await readTranscript(dir.path("out/deepseek-add-divide"))).at(-1)).toMatchObject({
+    total_cost_usd: 0.000498,
   });
 });

@@ -335,6 +335,22 @@ describe("replyCostUsd", () => {
     expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ cost: 1.5e6 }))).toBeNull();
   });
 
+  test("the estimate is not rounded per reply (a run rounds its total): estimateCostUsd's is", () => {
+    const oneCacheRead = {
+      ...USAGE,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 1,
+    };
+    const { message } = reply({});
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message, usage: oneCacheRead })).toBeCloseTo(
+      2.8e-9,
+      15,
+    );
+    expect(estimateCostUsd(DEFAULT_PRICES, flash, oneCacheRead)).toBe(0);
+  });
+
   test("a message with no wire usage (the Anthropic client's) is estimated", () => {
     const { message } = reply({});
     const { wire: _, ...anthropic } = message;
