@@ -15,8 +15,11 @@ export type BudgetLimits = {
   maxCostUsd?: number | undefined;
 };
 
-/** Prices one reply in USD (null when its cost is unknown); see `replyCostUsd`. */
-export type CostOf = (reply: ModelReply) => number | null;
+/**
+ * Prices one reply in USD (null when its cost is unknown); see `replyCostUsd`. `step` is the
+ * reply's step (from 1): a fork's recorded steps are priced as the recorded model.
+ */
+export type CostOf = (reply: ModelReply, step: number) => number | null;
 
 /** A limit that has been reached, with the figures for the transcript. */
 export type LimitHit = { limit: LimitName; used: number; max: number };
@@ -74,7 +77,7 @@ export class Budget {
   /** Adds a reply's usage and cost; returns the token or cost limit hit when this reply reached it. */
   afterReply(reply: ModelReply): LimitHit | undefined {
     this.#usage = addUsage(this.#usage, reply.usage);
-    const cost = this.#costOf(reply);
+    const cost = this.#costOf(reply, this.#steps);
     this.#spentUsd = this.#spentUsd === null || cost === null ? null : this.#spentUsd + cost;
     const tokens = totalTokens(this.#usage);
     if (tokens > this.#limits.maxTokens)
