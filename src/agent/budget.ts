@@ -15,8 +15,11 @@ export type BudgetLimits = {
   maxCostUsd?: number | undefined;
 };
 
-/** Prices one reply in USD (null when its cost is unknown); see `replyCostUsd`. */
-export type CostOf = (reply: ModelReply) => number | null;
+/**
+ * Prices one reply in USD (null when its cost is unknown); see `replyCostUsd`. `step` is the
+ * reply's step (from 1): a fork's recorded steps are priced as the recorded model.
+ */
+export type CostOf = (reply: ModelReply, step: number) => number | null;
 
 /** A limit that has been reached, with the figures for the transcript. */
 export type LimitHit = { limit: LimitName; used: number; max: number };
@@ -48,9 +51,12 @@ export class Budget {
     return this.#usage;
   }
 
-  /** USD spent so far, to the nano-dollar (a sum of floats would print as 0.30000000000000004). */
+  /**
+   * USD spent so far: the replies' unrounded costs summed and rounded once, to the micro-dollar
+   * (the price table's unit; a sum of floats would also print as 0.30000000000000004).
+   */
   get spentUsd(): number | null {
-    return this.#spentUsd === null ? null : Math.round(this.#spentUsd * 1e9) / 1e9;
+    return this.#spentUsd === null ? null : Math.round(this.#spentUsd * 1e6) / 1e6;
   }
 
   /** Checks whether one more model call is allowed; counts it when it is. */
@@ -71,7 +77,7 @@ export class Budget {
   /** Adds a reply's usage and cost; returns the token or cost limit hit when this reply reached it. */
   afterReply(reply: ModelReply): LimitHit | undefined {
     this.#usage = addUsage(this.#usage, reply.usage);
-    const cost = this.#costOf(reply);
+    const cost = this.#costOf(reply, this.#steps);
     this.#spentUsd = this.#spentUsd === null || cost === null ? null : this.#spentUsd + cost;
     const tokens = totalTokens(this.#usage);
     if (tokens > this.#limits.maxTokens)
@@ -83,8 +89,12 @@ export class Budget {
   #costHit(isHit: (spent: number, max: number) => boolean): LimitHit | undefined {
     const max = this.#limits.maxCostUsd;
     if (max === undefined) return undefined;
-    const spent = this.spentUsd;
-    if (spent === null) return { limit: "max_cost", used: Number.NaN, max };
-    return isHit(spent, max) ? { limit: "max_cost", used: spent, max } : undefined;
+    if (this.#spentUsd === null) return { limit: "max_cost", used: Number.NaN, max };
+    // Compared to the nano-dollar, finer than it is reported: a total rounded down to the cap
+    // would let a run spend a little past it.
+    const isOver = isHit(Math.round(this.#spentUsd * 1e9) / 1e9, max);
+    return isOver
+      ? { limit: "max_cost", used: Math.round(this.#spentUsd * 1e6) / 1e6, max }
+      : undefined;
   }
 }

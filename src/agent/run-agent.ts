@@ -42,7 +42,7 @@ export type RunAgentOptions = {
   /** Aborted with an `AbortReason` on timeout or cancellation. */
   signal: AbortSignal;
   onEvent: (event: AgentEvent) => void;
-  /** Prices usage, for `limits.maxCostUsd`. */
+  /** Prices each reply, for `limits.maxCostUsd` and the run's cost. */
   costOf?: CostOf;
   /** Asked before each model call: a limit outside the task (a batch budget) that stops it. */
   gate?: () => LimitHit | undefined;

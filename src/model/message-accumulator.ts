@@ -131,10 +131,22 @@ function startMessage(state: State, event: Event): void {
   if (state.message !== undefined) throw new MalformedReplyError("a second message_start came");
   if (!isRecord(event.message)) throw new MalformedReplyError("message_start holds no message");
   addChars(state, undefined, jsonChars(event.message));
-  // `wire` is the OpenAI client's record of what its server sent (a reported cost among it): a
-  // Messages-API server's field of that name would be read as one.
-  const { wire: _, ...message } = event.message;
-  state.message = message;
+  state.message = {};
+  setFields(state.message, event.message);
+}
+
+/**
+ * Fields only the OpenAI client sets on a message (`wire`, its record of what its server sent, a
+ * reported cost among it; `provider`): a Messages-API server's fields of these names would be read
+ * as that record.
+ */
+const CLIENT_FIELDS = new Set(["wire", "provider"]);
+
+/** Copies a server's fields key by key, leaving out the client's own (and "__proto__", which would set the prototype). */
+function setFields(message: Record<string, unknown>, fields: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(fields)) {
+    if (key !== "__proto__" && !CLIENT_FIELDS.has(key)) message[key] = value;
+  }
 }
 
 /** A block must start at the next index: no gaps (a block at 200,000,000 would be a sparse array). */
@@ -212,8 +224,7 @@ function updateMessage(state: State, message: Record<string, unknown>, event: Ev
     throw new MalformedReplyError("message_delta's usage is not an object");
   }
   addChars(state, undefined, jsonChars(delta) + jsonChars(usage ?? null));
-  // Key by key: assigning a "__proto__" key would set the message's prototype.
-  for (const [key, value] of Object.entries(delta)) if (key !== "__proto__") message[key] = value;
+  setFields(message, delta);
   if (isRecord(usage)) mergeUsage(message, usage);
 }
 

@@ -206,17 +206,22 @@ function withBoundedInputs(message: ApiMessage): ApiMessage {
   return { ...message, content };
 }
 
-/** The API's usage fields; counts it leaves out or sets to null count as 0. */
+/**
+ * A token count as a server sent it: anything but a finite, non-negative number (left out, null,
+ * a string, -1e9, Infinity) counts as 0, so no reply can lower a run's tokens or cost. The one
+ * rule for both wire formats (`usageOf`, the OpenAI client's usage conversion).
+ */
+export function tokenCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/** The API's usage fields, each read with `tokenCount`. */
 export function usageOf(usage: Record<string, unknown>): Usage {
-  const count = (key: string) => {
-    const value = usage[key];
-    return typeof value === "number" ? value : 0;
-  };
   return {
-    inputTokens: count("input_tokens"),
-    outputTokens: count("output_tokens"),
-    cacheCreationInputTokens: count("cache_creation_input_tokens"),
-    cacheReadInputTokens: count("cache_read_input_tokens"),
+    inputTokens: tokenCount(usage.input_tokens),
+    outputTokens: tokenCount(usage.output_tokens),
+    cacheCreationInputTokens: tokenCount(usage.cache_creation_input_tokens),
+    cacheReadInputTokens: tokenCount(usage.cache_read_input_tokens),
   };
 }
 

@@ -105,8 +105,26 @@ function isOtherProvidersKey(key: string, provider: string): boolean {
   return slash > 0 && prefix !== provider && isProviderName(prefix);
 }
 
-/** Estimated cost in USD, or null when the model has no known price. */
+/** Estimated cost in USD to the micro-dollar, or null when the model has no known price. */
 export function estimateCostUsd(
+  prices: PriceTable,
+  priced: PricedModel | string,
+  usage: Usage,
+): number | null {
+  const usd = unroundedEstimateUsd(prices, priced, usage);
+  return usd === null ? null : roundToMicroUsd(usd);
+}
+
+/** A USD figure to the micro-dollar, as a run's total is written. */
+function roundToMicroUsd(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
+}
+
+/**
+ * The estimate unrounded: a reply's cost, which a run sums and rounds once (rounding each reply
+ * first would make a run's total differ from its usage times the price).
+ */
+function unroundedEstimateUsd(
   prices: PriceTable,
   priced: PricedModel | string,
   usage: Usage,
@@ -118,33 +136,59 @@ export function estimateCostUsd(
     usage.outputTokens * price.output +
     usage.cacheCreationInputTokens * price.cacheWrite +
     usage.cacheReadInputTokens * price.cacheRead;
-  return Math.round(micros) / 1_000_000;
+  return micros / 1_000_000;
 }
 
 /**
  * The one place a reply's cost is worked out, live and in replay alike: the cost the server
  * reported for it when there is one, else the table's estimate of its usage; null when neither.
+ * Unrounded: a run sums its replies' costs and rounds the total (see `Budget.spentUsd`).
  */
 export function replyCostUsd(
   prices: PriceTable,
   priced: PricedModel,
   reply: Pick<ModelReply, "message" | "usage">,
 ): number | null {
-  return reportedCostUsd(reply.message) ?? estimateCostUsd(prices, priced, reply.usage);
+  return (
+    reportedCostUsd(priced.provider, reply.message) ??
+    unroundedEstimateUsd(prices, priced, reply.usage)
+  );
 }
+
+/** A reported cost above this for one reply is taken for a server's nonsense, not a bill. */
+const MAX_REPORTED_COST_USD = 1_000_000;
 
 /**
  * What the server billed for a reply in USD: OpenRouter's `cost` in the usage of its last chunk,
  * kept under the message's `wire` (an OpenAI-format reply; the Anthropic client keeps no `wire`).
- * Anything but a finite, non-negative number is no figure at all.
+ * Read on the `openrouter` preset only: no other preset's server sends one, and any server can be
+ * told to (a hostile `openai-compatible` one reporting 0 would make every reply free). On a
+ * bring-your-own-key request (`is_byok: true`) `cost` is only OpenRouter's fee, and the provider's
+ * charge is `cost_details.upstream_inference_cost`: the bill is both, and without a valid upstream
+ * figure there is none. Anything but a finite number from 0 to `MAX_REPORTED_COST_USD` is no figure
+ * at all, so the table's estimate stands and nothing is under-counted.
  */
-function reportedCostUsd(message: ApiMessage): number | undefined {
-  const { wire } = message;
-  if (typeof wire !== "object" || wire === null || !("usage" in wire)) return undefined;
-  const { usage } = wire;
-  if (typeof usage !== "object" || usage === null || !("cost" in usage)) return undefined;
-  const { cost } = usage;
-  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : undefined;
+function reportedCostUsd(provider: string, message: ApiMessage): number | undefined {
+  if (provider !== "openrouter") return undefined;
+  const usage = fieldOf(message.wire, "usage");
+  const cost = validCost(fieldOf(usage, "cost"));
+  if (cost === undefined || fieldOf(usage, "is_byok") !== true) return cost;
+  const upstream = validCost(fieldOf(fieldOf(usage, "cost_details"), "upstream_inference_cost"));
+  return upstream === undefined ? undefined : validCost(cost + upstream);
+}
+
+/** A field of an object, or undefined for anything else. */
+function fieldOf(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined;
+}
+
+function validCost(value: unknown): number | undefined {
+  return typeof value === "number" &&
+    Number.isFinite(value) &&
+    value >= 0 &&
+    value <= MAX_REPORTED_COST_USD
+    ? value
+    : undefined;
 }
 
 const PriceFileSchema = z.record(

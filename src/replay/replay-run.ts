@@ -82,6 +82,16 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     inPlace: false,
     offline: options.next === undefined || options.isOffline,
     prices: options.prices,
+    // Forked or resumed: the recorded steps cost what they cost the recorded run.
+    ...(options.next === undefined
+      ? {}
+      : {
+          recordedSteps: {
+            provider: recorded.task.provider.name,
+            model: recorded.model,
+            steps: Math.min(options.untilStep, recorded.replies.length),
+          },
+        }),
     baseEnv: options.baseEnv,
     signal: AbortSignal.any([options.signal, ending.signal]),
     checkSignal: options.signal,

@@ -7,6 +7,8 @@ import type { Task } from "../task/schema.js";
 import { MAX_TIMER_MS } from "../timer.js";
 import { createTools } from "../tools/index.js";
 import type { Sandbox } from "../tools/sandbox.js";
+import { pricedModelAt } from "./model-usage.js";
+import type { RecordedSteps } from "./run-options.js";
 
 /** What the loop needs from a task run. */
 export type AgentSetup = {
@@ -18,6 +20,8 @@ export type AgentSetup = {
   /** The complete environment of the agent's commands (see `taskCommandEnv`). */
   commandEnv: Record<string, string>;
   sandbox: Sandbox;
+  /** A fork's recorded steps, priced as the recorded model (see `RunTaskOptions`). */
+  recordedSteps?: RecordedSteps | undefined;
   /** Paths inside the workspace the sandbox keeps read-only (see `sandboxReadOnlyPaths`). */
   readOnlyPaths: Promise<readonly string[]>;
   /** The batch's cancellation; a reason of "timeout" ends the run as a timeout (a replay's). */
@@ -76,8 +80,7 @@ export async function runAgentWithLimits(
       workspaceRoot,
       signal: controller.signal,
       onEvent,
-      costOf: (reply) =>
-        replyCostUsd(setup.prices, { provider: task.provider.name, model: setup.modelName }, reply),
+      costOf: (reply, step) => replyCostUsd(setup.prices, pricedModelAt(setup, step), reply),
       ready: setup.ready,
       ...(setup.gate === undefined ? {} : { gate: setup.gate }),
     });

@@ -2,7 +2,7 @@ import type { LimitHit } from "../agent/budget.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { ModelClient } from "../model/model-client.js";
-import type { PriceTable } from "../model/pricing.js";
+import type { PricedModel, PriceTable } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
 import type { Task } from "../task/schema.js";
 import type { Sandbox } from "../tools/sandbox.js";
@@ -36,8 +36,16 @@ export type RunTaskOptions = {
   onCheck?: (result: CheckResult) => void;
   /** Hides secret values in everything written (transcript, summary, patch). */
   redact?: Redactor;
+  /**
+   * A fork's or resume's recorded steps (1..`steps`), priced as the model that made them; the
+   * later steps are priced as `modelName` on the task's provider. Unset: every step is the latter.
+   */
+  recordedSteps?: RecordedSteps | undefined;
   /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
   origin?: RunOrigin;
   /** Files in the run folder to keep when it is cleared (a resumed run's earlier transcript). */
   preserve?: readonly string[];
 };
+
+/** The first `steps` steps of a run, served from a recording made on `provider`/`model`. */
+export type RecordedSteps = PricedModel & { steps: number };

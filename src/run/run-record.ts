@@ -12,6 +12,7 @@ import { AGENT_RUN_VERSION } from "../version.js";
 import type { WorkspaceChanges } from "../workspace/changes.js";
 import type { GitDirChange } from "../workspace/git-dir-state.js";
 import { contentHash, type Snapshot } from "../workspace/snapshot.js";
+import { createModelUsageTally } from "./model-usage.js";
 import { clearRunDir, PATCH_FILE, TRANSCRIPT_FILE, writeSummary } from "./run-folder.js";
 import type { RunTaskOptions } from "./run-options.js";
 import { emptyResult, finalResult, toSummary } from "./run-result.js";
@@ -28,6 +29,8 @@ export type Run = {
   transcript: TranscriptWriter;
   /** Failures of agent-run's own steps; any makes the run an `error`. */
   problems: string[];
+  /** Each model's replies added up, for the result line. */
+  modelUsage: ReturnType<typeof createModelUsageTally>;
 };
 
 /** What the run produced beyond its transcript. */
@@ -51,6 +54,7 @@ export async function openRun(options: RunTaskOptions): Promise<Run> {
     system: buildSystemPrompt(options.task.system),
     transcript: TranscriptWriter.open(join(runDir, TRANSCRIPT_FILE), { redact }),
     problems: [],
+    modelUsage: createModelUsageTally(options),
   };
 }
 
@@ -103,7 +107,10 @@ export async function finish(
   try {
     for (const check of work.checks) run.transcript.write(checkLine(check));
     const model = options.modelName;
-    run.transcript.write(resultLine({ result: final, model, costUsd, changedFiles, workspace }));
+    const modelUsage = run.modelUsage.entries();
+    run.transcript.write(
+      resultLine({ result: final, model, costUsd, modelUsage, changedFiles, workspace }),
+    );
     // Up to its last line: a file replaced after it would otherwise go unnoticed.
     run.transcript.verify();
   } catch (error) {

@@ -204,6 +204,7 @@ async function runAgent(
     waiting = undefined;
   });
   const record = (event: AgentEvent) => {
+    run.modelUsage.onEvent(event);
     if (waiting === undefined) write(event);
     else waiting.push(event);
     options.onEvent?.(event);

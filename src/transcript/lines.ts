@@ -143,16 +143,28 @@ const TERMINAL_REASON: Record<RunStatus, string> = {
   error: "api_error",
 };
 
-/** The closing line, always last, whatever happened. */
+/** What one model of a run used and cost (null when a reply's cost was unknown). */
+export type ModelUsage = { model: string; usage: Usage; costUsd: number | null };
+
+/**
+ * The closing line, always last, whatever happened. `modelUsage` has one entry per model that
+ * replied (a fork onto another model has two); with one or none, the entry is the run's totals.
+ */
 export function resultLine(args: {
   result: RunResult;
   model: string;
   costUsd: number | null;
+  modelUsage?: readonly ModelUsage[];
   changedFiles: readonly Record<string, unknown>[];
   workspace: string;
 }): ResultLineShape {
   const { result } = args;
   const usage = usageLine(result.usage);
+  const models = args.modelUsage ?? [];
+  const entries =
+    models.length > 1
+      ? models
+      : [{ model: models[0]?.model ?? args.model, usage: result.usage, costUsd: args.costUsd }];
   return {
     type: "result",
     subtype: RESULT_SUBTYPE[result.status],
@@ -164,15 +176,18 @@ export function resultLine(args: {
     result: result.finalText,
     total_cost_usd: args.costUsd,
     usage,
-    modelUsage: {
-      [args.model]: {
-        inputTokens: result.usage.inputTokens,
-        outputTokens: result.usage.outputTokens,
-        cacheReadInputTokens: result.usage.cacheReadInputTokens,
-        cacheCreationInputTokens: result.usage.cacheCreationInputTokens,
-        costUSD: args.costUsd,
-      },
-    },
+    modelUsage: Object.fromEntries(
+      entries.map((entry) => [
+        entry.model,
+        {
+          inputTokens: entry.usage.inputTokens,
+          outputTokens: entry.usage.outputTokens,
+          cacheReadInputTokens: entry.usage.cacheReadInputTokens,
+          cacheCreationInputTokens: entry.usage.cacheCreationInputTokens,
+          costUSD: entry.costUsd,
+        },
+      ]),
+    ),
     permission_denials: [],
     stop_reason: result.stopReason,
     terminal_reason: TERMINAL_REASON[result.status],

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "vitest";
+import type { ApiMessage } from "../../src/model/model-client.js";
+import { DEFAULT_PRICES } from "../../src/model/pricing.js";
+import { startMockHttpServer } from "../helpers/mock-http-server.js";
+import { callDelta, chunk, usageChunk } from "../helpers/openai-chunks.js";
+import { startOpenAIHttpServer } from "../helpers/openai-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
+import { type RawStream, type ReplyBuilder, reply, toScripted, toSse } from "../helpers/replies.js";
 import { runCli } from "../helpers/run-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
@@ -128,5 +134,165 @@ describe("batch budgets and max_cost", () => {
     expect(run.stderr).toMatch(
       /no price is known for the model of t \(claude-unknown-9\).*--prices/,
     );
+  });
+});
+
+describe("token counts a Messages-API server sends", () => {
+  /** A reply streamed as the API would, its final output count swapped for `outputTokens`. */
+  function withOutputTokens(builder: ReplyBuilder, outputTokens: number): RawStream {
+    const body = toSse(toScripted(builder) as ApiMessage).replace(
+      '"usage":{"output_tokens":777}',
+      `"usage":{"output_tokens":${outputTokens}}`,
+    );
+    expect(body).toContain(`"output_tokens":${outputTokens}}`);
+    return { kind: "raw_stream", body };
+  }
+
+  test("a negative count counts as 0: it lowers neither the cost for max_cost nor the tokens", async () => {
+    await using server = await startMockHttpServer();
+    // $0.20 of input and 1e9 output tokens taken back; then a $0.30 reply; then one more.
+    server.queue(
+      withOutputTokens(reply().toolUse("list_files", {}).usage(100000, 777), -1e9),
+      reply().toolUse("list_files", {}).usage(100000, 10000),
+      reply().text("done").usage(100000, 10000),
+    );
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "t.yaml":
+          "prompt: Go.\nworkspace: ws\nmodel: claude-sonnet-5-5\nlimits: { max_cost_usd: 0.4 }\n",
+      },
+    });
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url },
+    });
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({
+      status: "max_cost",
+      steps: 2,
+      cost_usd: 0.5,
+      usage: { input_tokens: 200000, output_tokens: 10000 },
+    });
+  });
+});
+
+describe("a cost a server reports", () => {
+  test("a Messages-API server's `wire` in message_delta is no reported cost: 2M tokens cost what the table says", async () => {
+    await using server = await startMockHttpServer();
+    const body = toSse(toScripted(reply().text("done").usage(1000000, 777)) as ApiMessage).replace(
+      '"delta":{"stop_reason":"end_turn"',
+      '"delta":{"wire":{"usage":{"cost":0}},"provider":"openrouter","stop_reason":"end_turn"',
+    );
+    expect(body).toContain('"wire"');
+    server.queue({
+      kind: "raw_stream",
+      body: body.replace('"output_tokens":777}', '"output_tokens":1000000}'),
+    });
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "t.yaml":
+          "prompt: Go.\nworkspace: ws\nmodel: claude-sonnet-5-5\nlimits: { max_cost_usd: 1 }\n",
+      },
+    });
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url },
+    });
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({
+      status: "max_cost",
+      cost_usd: 12,
+    });
+  });
+
+  test("an openai-compatible server's usage.cost is ignored: only OpenRouter's is read", async () => {
+    await using server = await startOpenAIHttpServer();
+    server.queue({
+      chunks: [
+        chunk({ role: "assistant", content: "done" }),
+        chunk({}, "stop"),
+        usageChunk({ prompt_tokens: 1000000, completion_tokens: 100000, cost: 0 }),
+      ],
+    });
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "prices.json": JSON.stringify({ "openai-compatible/m": { input: 2, output: 10 } }),
+        "t.yaml": `prompt: Go.\nworkspace: ws\nmodel: m\nlimits: { max_cost_usd: 1 }\nprovider:\n  name: openai-compatible\n  base_url: ${server.baseURL}\n`,
+      },
+    });
+    const run = await runCli(
+      [dir.path("t.yaml"), "--prices", dir.path("prices.json"), "--out", dir.path("out")],
+      {},
+    );
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({ status: "max_cost", cost_usd: 3 });
+  });
+
+  test("OpenRouter BYOK: the reply costs OpenRouter's fee plus the upstream charge, in max_cost and the result line", async () => {
+    await using server = await startOpenAIHttpServer();
+    const listing = (id: string) => [
+      chunk(callDelta({ index: 0, id, name: "list_files", args: "{}" })),
+      chunk({}, "tool_calls"),
+      // A bring-your-own-key request: OpenRouter's fee is 0, the provider billed $0.60.
+      usageChunk({
+        prompt_tokens: 1000,
+        completion_tokens: 50,
+        cost: 0,
+        is_byok: true,
+        cost_details: { upstream_inference_cost: 0.6 },
+      }),
+    ];
+    server.queue(
+      { chunks: listing("call_1") },
+      { chunks: listing("call_2") },
+      { chunks: listing("call_3") },
+    );
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "prices.json": JSON.stringify({ "openrouter/x/model": { input: 0, output: 0 } }),
+        "t.yaml": `prompt: Go.\nworkspace: ws\nmodel: x/model\nlimits: { max_cost_usd: 1 }\nprovider:\n  name: openrouter\n  base_url: ${server.baseURL}\n`,
+      },
+    });
+    const run = await runCli(
+      [dir.path("t.yaml"), "--prices", dir.path("prices.json"), "--out", dir.path("out")],
+      { env: { OPENROUTER_API_KEY: "sk-or-test" } },
+    );
+
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(await readSummary(dir.path("out/t"))).toMatchObject({
+      status: "max_cost",
+      steps: 2,
+      cost_usd: 1.2,
+    });
+    expect((await readTranscript(dir.path("out/t"))).at(-1)).toMatchObject({ total_cost_usd: 1.2 });
+  });
+});
+
+test("a run's cost is its replies' unrounded costs summed, rounded once: usage × price", async () => {
+  await using dir = await tmpWorkspace({});
+  const run = await runCli([
+    "--offline",
+    "tasks/deepseek-add-divide.yaml",
+    "--out",
+    dir.path("out"),
+  ]);
+
+  expect(run.exitCode, run.stderr).toBe(0);
+  const summary = await readSummary(dir.path("out/deepseek-add-divide"));
+  const usage = summary.usage as Record<string, number>;
+  const price = DEFAULT_PRICES["deepseek/deepseek-v4-flash"];
+  const micros =
+    (usage.input_tokens ?? 0) * (price?.input ?? 0) +
+    (usage.output_tokens ?? 0) * (price?.output ?? 0) +
+    (usage.cache_read_input_tokens ?? 0) * (price?.cacheRead ?? 0);
+  expect(summary.cost_usd).toBe(Math.round(micros) / 1e6);
+  expect(summary.cost_usd).toBe(0.000498);
+  expect((await readTranscript(dir.path("out/deepseek-add-divide"))).at(-1)).toMatchObject({
+    total_cost_usd: 0.000498,
   });
 });

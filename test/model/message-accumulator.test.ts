@@ -37,6 +37,21 @@ describe("createMessageAccumulator", () => {
     expect(message).toMatchObject({ id: "msg_1", usage: { input_tokens: 12 } });
   });
 
+  it("drops `wire` and `provider` wherever a Messages-API server sends them: the OpenAI client's fields", () => {
+    const message = accumulate([
+      { ...START, message: { ...START.message, provider: "openrouter" } },
+      {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", wire: { usage: { cost: 0 } }, provider: "openrouter" },
+        usage: { output_tokens: 9 },
+      },
+    ]);
+
+    expect(message).not.toHaveProperty("wire");
+    expect(message).not.toHaveProperty("provider");
+    expect(message).toMatchObject({ stop_reason: "end_turn", usage: { output_tokens: 9 } });
+  });
+
   it("rebuilds text, thinking and tool calls, and merges the final usage", () => {
     const message = accumulate([
       START,

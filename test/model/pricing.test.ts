@@ -9,6 +9,8 @@ import {
   replyCostUsd,
 } from "../../src/model/pricing.js";
 
+const FREE = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+
 const USAGE: Usage = {
   inputTokens: 1_000,
   outputTokens: 2_000,
@@ -260,16 +262,37 @@ describe("replyCostUsd", () => {
     return { message, usage: USAGE };
   };
   const flash = { provider: "deepseek", model: "deepseek-v4-flash" };
+  /** DeepSeek's flash as OpenRouter serves it, priced like DeepSeek's own by a prices file. */
+  const routed = { provider: "openrouter", model: "deepseek/deepseek-v4-flash" };
+  const routedPrices = {
+    ...DEFAULT_PRICES,
+    "openrouter/deepseek/deepseek-v4-flash": DEFAULT_PRICES["deepseek/deepseek-v4-flash"] ?? FREE,
+  };
 
   test("the server's reported cost (OpenRouter's usage.cost) wins over the table, priced or not", () => {
-    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0.0123 }))).toBe(0.0123);
-    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost: 0 }))).toBe(0);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 0.0123 }))).toBe(0.0123);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 0 }))).toBe(0);
     const unpriced = { provider: "openrouter", model: "some/model" };
     expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ cost: 0.5, prompt_tokens: 9 }))).toBe(
       0.5,
     );
     expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ prompt_tokens: 9 }))).toBeNull();
   });
+
+  test.each(["deepseek", "openai", "openai-compatible"])(
+    "a cost reported on the %s preset is ignored: only OpenRouter reports one",
+    (provider) => {
+      const priced = { provider, model: "m" };
+      const prices = {
+        ...DEFAULT_PRICES,
+        [`${provider}/m`]: DEFAULT_PRICES["deepseek/deepseek-v4-flash"] ?? FREE,
+      };
+      expect(replyCostUsd(prices, priced, reply({ cost: 0 }))).toBe(0.001288);
+      expect(
+        replyCostUsd(DEFAULT_PRICES, { provider, model: "unpriced" }, reply({ cost: 0 })),
+      ).toBeNull();
+    },
+  );
 
   test.each([
     ["negative", -1],
@@ -279,7 +302,53 @@ describe("replyCostUsd", () => {
     ["null", null],
     ["an object", { usd: 1 }],
   ])("a cost that is %s is ignored: the table's estimate stands", (_name, cost) => {
-    expect(replyCostUsd(DEFAULT_PRICES, flash, reply({ cost }))).toBe(0.001288);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost }))).toBe(0.001288);
+  });
+
+  test("a BYOK reply (is_byok) costs OpenRouter's fee plus the upstream charge", () => {
+    const byok = (cost: unknown, upstream: unknown) =>
+      reply({ cost, is_byok: true, cost_details: { upstream_inference_cost: upstream } });
+    expect(replyCostUsd(routedPrices, routed, byok(0, 0.02))).toBe(0.02);
+    expect(replyCostUsd(routedPrices, routed, byok(0.001, 0.02))).toBe(0.021);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 0.001, is_byok: false }))).toBe(0.001);
+  });
+
+  test.each([
+    ["missing", undefined],
+    ["negative", -0.02],
+    ["NaN", Number.NaN],
+    ["a string", "0.02"],
+    ["absurd", 1e300],
+  ])(
+    "a BYOK reply whose upstream charge is %s is estimated, never under-counted",
+    (_name, upstream) => {
+      const usage = { cost: 0, is_byok: true, cost_details: { upstream_inference_cost: upstream } };
+      expect(replyCostUsd(routedPrices, routed, reply(usage))).toBe(0.001288);
+      expect(replyCostUsd(routedPrices, routed, reply({ cost: 0, is_byok: true }))).toBe(0.001288);
+    },
+  );
+
+  test("a reported cost over $1,000,000 for one reply is nonsense: the estimate stands", () => {
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 1e6 }))).toBe(1e6);
+    expect(replyCostUsd(routedPrices, routed, reply({ cost: 1e300 }))).toBe(0.001288);
+    const unpriced = { provider: "openrouter", model: "some/model" };
+    expect(replyCostUsd(DEFAULT_PRICES, unpriced, reply({ cost: 1.5e6 }))).toBeNull();
+  });
+
+  test("the estimate is not rounded per reply (a run rounds its total): estimateCostUsd's is", () => {
+    const oneCacheRead = {
+      ...USAGE,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 1,
+    };
+    const { message } = reply({});
+    expect(replyCostUsd(DEFAULT_PRICES, flash, { message, usage: oneCacheRead })).toBeCloseTo(
+      2.8e-9,
+      15,
+    );
+    expect(estimateCostUsd(DEFAULT_PRICES, flash, oneCacheRead)).toBe(0);
   });
 
   test("a message with no wire usage (the Anthropic client's) is estimated", () => {

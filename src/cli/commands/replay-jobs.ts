@@ -1,4 +1,6 @@
 import { ConfigError } from "../../errors.js";
+import { type ModelClient, toModelReply } from "../../model/model-client.js";
+import { findPrice, type PriceTable, replyCostUsd } from "../../model/pricing.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import type { DivergenceReport } from "../../replay/divergence.js";
 import type { RecordedRun } from "../../replay/recorded-run.js";
@@ -59,19 +61,11 @@ export async function runReplayJobs(
   for (const job of jobs) {
     mismatches.push(await checkWorkspace(job.recorded, args.isChangedWorkspaceAllowed));
   }
+  const nexts = await continuationModels(jobs, task, args.model, io.env, prices);
   const outcomes: ReplayOutcome[] = [];
   for (const [index, job] of jobs.entries()) {
     const name = job.recorded.task.name;
-    const next = job.isContinued
-      ? await continuationModel({
-          recorded: job.recorded,
-          task,
-          untilStep: job.untilStep,
-          isOffline: job.isOffline,
-          model: args.model,
-          env: io.env,
-        })
-      : undefined;
+    const next = nexts[index];
     progress.onTaskStart(
       name,
       `${job.kind} of ${job.recorded.path}, ${job.untilStep} recorded steps${next === undefined ? "" : `, then ${next.name}`}`,
@@ -98,6 +92,58 @@ export async function runReplayJobs(
     });
   }
   return outcomes;
+}
+
+/** The model each fork or resume goes on with, each job's cost cap checked, before any job runs. */
+async function continuationModels(
+  jobs: readonly ReplayJob[],
+  task: Task | undefined,
+  model: string | undefined,
+  env: CliIo["env"],
+  prices: PriceTable,
+): Promise<Array<{ model: ModelClient; name: string } | undefined>> {
+  const nexts: Array<{ model: ModelClient; name: string } | undefined> = [];
+  for (const job of jobs) {
+    const { recorded, untilStep, isOffline } = job;
+    const next = job.isContinued
+      ? await continuationModel({ recorded, task, untilStep, isOffline, model, env })
+      : undefined;
+    refuseUnpricedCostCap(job, task, next?.name, prices);
+    nexts.push(next);
+  }
+  return nexts;
+}
+
+/**
+ * A `max_cost_usd` the replay could not enforce is refused before anything runs, as `run` refuses
+ * one (`refuseUnpricedSpendingCaps`): a recorded step it serves whose cost is unknown (priced as
+ * the recorded model), or a model to go on with that has no price.
+ */
+function refuseUnpricedCostCap(
+  job: ReplayJob,
+  given: Task | undefined,
+  nextName: string | undefined,
+  prices: PriceTable,
+): void {
+  const { recorded } = job;
+  // The task the replay runs (see `replayedTask`): a fork's or resume's `--task`, else the recording's.
+  const task = job.kind === "replay" || given === undefined ? recorded.task : given;
+  if ({ ...task.limits, ...job.limits }.maxCostUsd === undefined) return;
+  const asRecorded = { provider: recorded.task.provider.name, model: recorded.model };
+  const unknownStep = recorded.replies
+    .slice(0, job.untilStep)
+    .findIndex((reply) => replyCostUsd(prices, asRecorded, toModelReply(reply)) === null);
+  const unpriced =
+    unknownStep !== -1
+      ? `recorded step ${unknownStep + 1} (${recorded.model} on ${asRecorded.provider})`
+      : nextName !== undefined &&
+          findPrice(prices, { provider: task.provider.name, model: nextName }) === undefined
+        ? `the model to go on with (${nextName} on ${task.provider.name})`
+        : undefined;
+  if (unpriced === undefined) return;
+  throw new ConfigError(
+    `${recorded.path}: no price is known for ${unpriced}, so max_cost_usd cannot be enforced; add its price with --prices FILE`,
+  );
 }
 
 function describeDivergence(report: DivergenceReport): string {

@@ -3,6 +3,7 @@ import {
   type AssistantBlock,
   INVALID_JSON_INPUT_KEY,
   type ReasoningBlock,
+  tokenCount,
 } from "../model-client.js";
 import type { StreamedReply } from "./chunk-accumulator.js";
 import { type ToolNameMap, toNeutralId } from "./tool-names.js";
@@ -122,22 +123,21 @@ export function splitThinking(
 /**
  * Usage in the Messages API's names. `prompt_tokens` includes the cached tokens (OpenAI's
  * `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`), so input is the
- * rest; `completion_tokens` already includes reasoning tokens.
+ * rest; `completion_tokens` already includes reasoning tokens. Counts are read with `tokenCount`.
  */
 export function toMessagesUsage(
   usage: Record<string, unknown> | undefined,
 ): Record<string, number> {
-  const count = (value: unknown) => (typeof value === "number" && value >= 0 ? value : 0);
   const details = usage?.prompt_tokens_details;
   const detailsCached =
     typeof details === "object" && details !== null && "cached_tokens" in details
       ? details.cached_tokens
       : undefined;
-  const cached = count(detailsCached ?? usage?.prompt_cache_hit_tokens);
-  const prompt = count(usage?.prompt_tokens);
+  const cached = tokenCount(detailsCached ?? usage?.prompt_cache_hit_tokens);
+  const prompt = tokenCount(usage?.prompt_tokens);
   return {
     input_tokens: Math.max(0, prompt - cached),
-    output_tokens: count(usage?.completion_tokens),
+    output_tokens: tokenCount(usage?.completion_tokens),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
   };
