@@ -215,15 +215,16 @@ export async function continuationModel(options: {
       : task;
   const factory = await liveModels([live], options.env);
   const model = factory(live, name);
-  // Recorded signed thinking goes back only to the provider that signed it, and only when real
-  // (an offline recording's is the replies file's). On Anthropic's API, blocks that another model
-  // or prompt invalidates are dropped by the API (see the Anthropic client's thinking params).
-  const isSigner =
-    !options.recorded.isOffline && live.provider.name === options.recorded.task.provider.name;
-  return {
-    model: isSigner ? model : withoutRecordedReasoning(model, options.untilStep),
-    name,
-  };
+  // Recorded signed thinking goes back only to the provider that signed it, and only when real:
+  // an offline recording's is the replies file's, and steps the recording took from another
+  // recording (a fork of a fork) were signed by whoever made that one. On Anthropic's API, blocks
+  // another model or prompt invalidates are dropped by the API (the Anthropic client's thinking).
+  const { recorded } = options;
+  const isSigner = !recorded.isOffline && live.provider.name === recorded.task.provider.name;
+  const unsigned = isSigner
+    ? Math.min(recorded.inheritedSteps, options.untilStep)
+    : options.untilStep;
+  return { model: unsigned === 0 ? model : withoutRecordedReasoning(model, unsigned), name };
 }
 
 /**

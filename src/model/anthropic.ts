@@ -20,6 +20,7 @@ import { limitBodyBytes } from "./limit-body-bytes.js";
 import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
 import {
   type ApiMessage,
+  type AssistantBlock,
   isSignedBlock,
   type Message,
   type ModelClient,
@@ -173,6 +174,8 @@ function toParams(
   request: ModelRequest,
   hasBindingControls: boolean,
 ): Anthropic.MessageCreateParamsNonStreaming {
+  // Signed blocks sent without `thinking` would be checked with no drop setting, for nothing.
+  const isThinkingLeftOut = request.reasoning !== undefined && !mayThink(request);
   const tools: Anthropic.Tool[] = request.tools.map((tool, index) => ({
     name: tool.name,
     description: tool.description,
@@ -184,7 +187,7 @@ function toParams(
     max_tokens: request.maxOutputTokens,
     system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
     messages: request.messages.map((message, index) =>
-      toParam(message, index === request.messages.length - 1),
+      toParam(message, index === request.messages.length - 1, isThinkingLeftOut),
     ),
     ...(tools.length > 0 ? { tools } : {}),
     ...(request.stopSequences?.length ? { stop_sequences: [...request.stopSequences] } : {}),
@@ -198,20 +201,16 @@ function toParams(
  *
  * Signed thinking goes back verbatim, and the API checks each block against the conversation and
  * model it was made in. Context trimming changes old tool results, and a fork may go on with
- * another model, so on Anthropic's API a block that fails is dropped by the API rather than
+ * another model, so on the anthropic preset a block that fails is dropped by the API rather than
  * refused (`prefix_mismatch_behavior: "drop_block"`); the reply's `input_transformations` says
  * which, and the transcript keeps it.
- *
- * Thinking is sent only while the API allows it: when the newest turn called tools, it must start
- * with its thinking, so a turn recorded without it (a fork of a run without reasoning, or of an
- * offline recording) has the rest of the tool loop go on without thinking.
  */
 function thinkingParams(request: ModelRequest, hasBindingControls: boolean) {
   const { reasoning } = request;
   if (reasoning === undefined) return {};
   const effort =
     reasoning.effort === undefined ? {} : { output_config: { effort: reasoning.effort } };
-  if (!mayThink(request.messages)) return effort;
+  if (!mayThink(request)) return effort;
   const binding = hasBindingControls
     ? { block_binding: { prefix_mismatch_behavior: "drop_block" as const } }
     : {};
@@ -223,22 +222,35 @@ function thinkingParams(request: ModelRequest, hasBindingControls: boolean) {
   return { thinking: thinking as Anthropic.ThinkingConfigParam, ...effort };
 }
 
-/** Whether the newest assistant turn lets the request think: no tool call, or thinking first. */
-function mayThink(messages: readonly Message[]): boolean {
-  const newest = messages.findLast((message) => message.role === "assistant");
+/**
+ * Whether the request may think. Manual thinking has the model think on every turn, and the API
+ * refuses it when the newest turn called tools without its thinking first: a turn recorded
+ * without (a fork of a run without reasoning, or of an offline recording, whose signed blocks are
+ * left out) has the rest of that tool loop go on without thinking. Adaptive thinking may skip a
+ * turn, so a turn without thinking is one it allows.
+ */
+function mayThink(request: ModelRequest): boolean {
+  if (request.reasoning?.budgetTokens === undefined) return true;
+  const newest = request.messages.findLast((message) => message.role === "assistant");
   if (newest === undefined || newest.role !== "assistant") return true;
   const first = newest.content.find((block) => block.type !== "reasoning");
   const callsTools = newest.content.some((block) => block.type === "tool_use");
   return !callsTools || (first !== undefined && isSignedBlock(first));
 }
 
-function toParam(message: Message, isNewest: boolean): Anthropic.MessageParam {
+function toParam(
+  message: Message,
+  isNewest: boolean,
+  isThinkingLeftOut: boolean,
+): Anthropic.MessageParam {
   // Another provider's reasoning (a fork of an OpenAI-format run) is the transcript's, not the API's.
+  const isLeftOut = (block: AssistantBlock) =>
+    block.type === "reasoning" || (isThinkingLeftOut && isSignedBlock(block));
   const blocks =
     typeof message.content === "string"
       ? [{ type: "text" as const, text: message.content }]
       : message.role === "assistant"
-        ? withoutBlocks(message.content, (block) => block.type === "reasoning")
+        ? withoutBlocks(message.content, isLeftOut)
         : message.content;
   if (!isNewest) return { role: message.role, content: blocks } as Anthropic.MessageParam;
   const last = blocks.length - 1;

@@ -208,11 +208,13 @@ function withBoundedInputs(message: ApiMessage): ApiMessage {
 
 /**
  * A token count as a server sent it: anything but a finite, non-negative number (left out, null,
- * a string, -1e9, Infinity) counts as 0, so no reply can lower a run's tokens or cost. The one
+ * a string, -1e9, Infinity) counts as 0, so no reply can lower a run's tokens or cost, and a
+ * count past 2^53 counts as 2^53 - 1, so a cost stays a number however absurd the count. The one
  * rule for both wire formats (`usageOf`, the OpenAI client's usage conversion).
  */
 export function tokenCount(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return 0;
+  return Math.min(value, Number.MAX_SAFE_INTEGER);
 }
 
 /** The API's usage fields, each read with `tokenCount`. */

@@ -26,6 +26,11 @@ export type RecordedRun = {
   workspacePath: string;
   isInPlace: boolean;
   isOffline: boolean;
+  /**
+   * Steps this run took from another recording (it was a replay, fork or resume itself): whoever
+   * made them, this run's provider did not, for all its init line says.
+   */
+  inheritedSteps: number;
   /** The model's replies, one per step, in order. */
   replies: ApiMessage[];
   /** Tool results by step (index 0 is step 1), in call order. */
@@ -106,6 +111,8 @@ const RecordedTaskSchema = z.looseObject({
   offline: z.boolean(),
 });
 
+const OriginSchema = z.looseObject({ steps: z.number().int().nonnegative() });
+
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
   content: z.string(),
@@ -157,6 +164,8 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
     workspacePath: recorded.workspace.path,
     isInPlace: recorded.workspace.in_place,
     isOffline: recorded.offline,
+    inheritedSteps:
+      OriginSchema.safeParse(init.type === "system" ? init.origin : undefined).data?.steps ?? 0,
     replies: replies.filter((reply) => reply !== undefined),
     toolResults,
     ending,

@@ -157,7 +157,7 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
     expect(bindingProblem("claude-sonnet-5-5", messages)).toMatch(/^messages\.3\.content\.0:/);
   });
 
-  test("a newest tool turn without thinking (a fork of a run without reasoning) has the request go on without thinking", async () => {
+  test("manual thinking: a newest tool turn without its thinking has the request go on without thinking, and without the older signed blocks", async () => {
     api.play({ thinking: "now I think", text: "done" });
     const model = createAnthropicModel({ apiKey: "test-key", maxRetries: 0 });
     await model.complete(
@@ -166,9 +166,17 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
         system: "s",
         tools: [],
         maxOutputTokens: 8_192,
-        reasoning: { effort: "high" },
+        reasoning: { budgetTokens: 2_048, effort: "high" },
         messages: [
           { role: "user", content: "go" },
+          {
+            role: "assistant",
+            content: [
+              { type: "thinking", thinking: "old", signature: "sig_old" },
+              { type: "tool_use", id: "t0", name: "dump", input: {} },
+            ],
+          },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "t0", content: "x" }] },
           { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "dump", input: {} }] },
           { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "x" }] },
         ],
@@ -179,6 +187,22 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
     expect(api.refusals).toEqual([]);
     expect(api.requests[0]).not.toHaveProperty("thinking");
     expect(api.requests[0]).toMatchObject({ output_config: { effort: "high" } });
+    // Without `thinking` there is no drop setting: a signed block sent would be checked for nothing.
+    expect(JSON.stringify(api.requests[0])).not.toContain("sig_old");
+  });
+
+  test("adaptive thinking: a turn the model did not think on keeps thinking on for the next", async () => {
+    api.play(
+      { thinking: "plan", toolUse: { name: "dump", input: { part: 1 } } },
+      { toolUse: { name: "dump", input: { part: 2 } } },
+      { thinking: "wrap up", text: "done" },
+    );
+    const result = await run({ steps: 3, maxContextTokens: 1_500, reasoning: { effort: "low" } })
+      .promise;
+
+    expect(api.refusals).toEqual([]);
+    expect(result.status).toBe("completed");
+    expect(api.requests.at(-1)?.thinking).toMatchObject({ type: "adaptive" });
   });
 
   test("another Messages-API server (a gateway preset) gets no binding field and no beta header", async () => {

@@ -289,6 +289,38 @@ describe("Anthropic-compatible gateways", () => {
     const [init] = await readTranscript(dir.path("out/t"));
     expect(JSON.stringify(init)).not.toContain("gateway-token-123456");
   });
+
+  test("with reasoning, the anthropic preset's gateway gets the binding beta; one named openai-compatible with api: anthropic (as README says) gets neither, and the key", async () => {
+    await using server = await startMockHttpServer();
+    server.queue(reply().text("Done."), reply().text("Done."));
+    const task = (provider: string) =>
+      `prompt: Go.\nworkspace: ws\nmodel: claude-sonnet-5-5\nreasoning: { effort: high }\nprovider:\n${provider}`;
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "a.yaml": task(`  base_url: ${server.url}\n`),
+        "b.yaml": task(
+          `  name: openai-compatible\n  api: anthropic\n  base_url: ${server.url}\n  api_key_env: ANTHROPIC_API_KEY\n`,
+        ),
+      },
+    });
+
+    const run = await spawnCli(
+      [dir.path("a.yaml"), dir.path("b.yaml"), "--concurrency", "1", "--out", dir.path("out")],
+      { ANTHROPIC_API_KEY: "sk-ant-test-key-0123456789" },
+    );
+
+    expect(run.code, run.stderr).toBe(0);
+    const [viaPreset, viaOther] = server.requests;
+    expect(viaPreset?.thinking).toMatchObject({
+      block_binding: { prefix_mismatch_behavior: "drop_block" },
+    });
+    expect(server.headers[0]?.["anthropic-beta"]).toBe("thinking-binding-controls-2026-08-01");
+    expect(viaOther?.thinking).toEqual({ type: "adaptive" });
+    expect(server.headers[1]?.["anthropic-beta"]).toBeUndefined();
+    // This SDK sends a key as a Bearer token.
+    expect(server.headers[1]?.authorization).toBe("Bearer sk-ant-test-key-0123456789");
+  });
 });
 
 describe("which credential goes where (the Messages API on other providers)", () => {

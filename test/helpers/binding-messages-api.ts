@@ -93,7 +93,10 @@ export function bindingProblem(
     : `${first.path}: the conversation before this block differs from the one it was created in, or another model created it`;
 }
 
-/** The API's rule with thinking on: a newest turn that called tools must start with its thinking. */
+/**
+ * The API's rule with manual thinking on (`type: "enabled"`, where the model thinks every turn):
+ * a newest turn that called tools must start with its thinking. Adaptive thinking may skip a turn.
+ */
 function finalTurnProblem(messages: readonly WireMessage[]): string | undefined {
   const index = messages.findLastIndex((message) => message.role === "assistant");
   const newest = messages[index];
@@ -106,7 +109,8 @@ function finalTurnProblem(messages: readonly WireMessage[]): string | undefined 
 
 /** One turn the server plays: its thinking, then a tool call or a final text. */
 export type BindingTurn = {
-  thinking: string;
+  /** Undefined: a turn the model did not think on (adaptive thinking may skip one). */
+  thinking?: string;
   /** Also a redacted block after the thinking. */
   redacted?: boolean;
   toolUse?: { name: string; input: Record<string, unknown> };
@@ -126,7 +130,8 @@ export type BindingServer = {
 
 /**
  * A Messages API double (msw) that treats signed thinking as Anthropic's API does today:
- * - with thinking on, a newest assistant turn that called tools must start with a signed block;
+ * - with manual thinking on, a newest assistant turn that called tools must start with a signed
+ *   block;
  * - each `thinking` and `redacted_thinking` block sent back must carry the signature it was made
  *   with, for its model and the conversation before it. A block that fails makes the request a
  *   400, unless `thinking.block_binding.prefix_mismatch_behavior` is `drop_block`: then it and the
@@ -152,8 +157,8 @@ export function useBindingMessagesApi(): BindingServer {
       const body = (await request.json()) as WireRequest;
       requests.push(body as unknown as Record<string, unknown>);
       betas.push(request.headers.get("anthropic-beta"));
-      const isThinking = body.thinking !== undefined && body.thinking.type !== "disabled";
-      const finalTurn = isThinking ? finalTurnProblem(body.messages) : undefined;
+      const finalTurn =
+        body.thinking?.type === "enabled" ? finalTurnProblem(body.messages) : undefined;
       if (finalTurn !== undefined) return refuse(finalTurn);
       const failures = bindingFailures(body.model, body.messages);
       const drops = body.thinking?.block_binding?.prefix_mismatch_behavior === "drop_block";
@@ -224,7 +229,9 @@ function signedReply(
 ): ApiMessage {
   const content: AssistantBlock[] = [];
   const sign = (text: string) => bindingSignature(model, messages, content as WireBlock[], text);
-  content.push({ type: "thinking", thinking: turn.thinking, signature: sign(turn.thinking) });
+  if (turn.thinking !== undefined) {
+    content.push({ type: "thinking", thinking: turn.thinking, signature: sign(turn.thinking) });
+  }
   if (turn.redacted === true) content.push({ type: "redacted_thinking", data: sign("[redacted]") });
   if (turn.text !== undefined) content.push({ type: "text", text: turn.text });
   if (turn.toolUse !== undefined) {

@@ -163,7 +163,7 @@ describe("a fork of a run with signed thinking", () => {
     expect(server.headers.at(-1)?.["anthropic-beta"]).toBe("thinking-binding-controls-2026-08-01");
   });
 
-  test("recorded offline: the replies file's made-up signatures stay behind, and the tool loop goes on without thinking", async () => {
+  test("recorded offline: the replies file's made-up signatures stay behind, in a fork and in a fork of it", async () => {
     await using server = await startMockHttpServer();
     server.queue(reply().text("Carried on."));
     await using dir = await tmpWorkspace({});
@@ -190,8 +190,28 @@ describe("a fork of a run with signed thinking", () => {
     expect(fork.exitCode, fork.stderr).toBe(0);
     const request = server.requests[0];
     expect(turnsOf(request)).toEqual([["tool_use"], ["tool_use", "tool_use"]]);
-    // The API refuses thinking when the newest tool turn does not start with it.
-    expect(request).not.toHaveProperty("thinking");
-    expect(request).toMatchObject({ output_config: { effort: "high" } });
+    // Adaptive thinking may skip a turn, so the fork goes on thinking.
+    expect(request).toMatchObject({
+      thinking: { type: "adaptive" },
+      output_config: { effort: "high" },
+    });
+
+    // A fork of that fork: its first two steps are still the replies file's, whatever its init
+    // line says about its provider.
+    server.queue(reply().text("Carried on again."));
+    const again = await runCli(
+      [
+        "replay",
+        dir.path("forks/think-add-shout/transcript.jsonl"),
+        "--until-step",
+        "2",
+        "--continue",
+        "--out",
+        dir.path("forks2"),
+      ],
+      { env },
+    );
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(turnsOf(server.requests.at(-1))).toEqual([["tool_use"], ["tool_use", "tool_use"]]);
   });
 });
