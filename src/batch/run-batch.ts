@@ -3,7 +3,7 @@ import { messageOf } from "../errors.js";
 import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
 import { type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
-import type { TaskSummary } from "../report/summary.js";
+import { REFUSED_KEY_REASON, type TaskSummary } from "../report/summary.js";
 import type { RunTaskOptions } from "../run/run-options.js";
 import { runTask, skipTask } from "../run/run-task.js";
 import type { Task } from "../task/schema.js";
@@ -71,7 +71,7 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
   const refusedIn = state.refusedKeys.get(keyOf(task));
   const skipReason =
     refusedIn !== undefined
-      ? `not run: the API refused the key in task "${refusedIn}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
+      ? `${REFUSED_KEY_REASON} in task "${refusedIn}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
       : spent === undefined
         ? undefined
         : budget.describe(spent);

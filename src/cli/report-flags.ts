@@ -9,6 +9,8 @@ export type ReportArgs =
       patterns: string[];
       jsonFile: string | undefined;
       junitFile: string | undefined;
+      /** `--junit-file-line`: `file` and `line` on each testcase (outside both JUnit schemas). */
+      hasJunitFileLine: boolean;
     }
   | { mode: "compare"; base: string; next: string };
 
@@ -26,6 +28,12 @@ export const REPORT_COMMAND: CommandSpec = {
   flags: {
     json: { type: "string", describe: "Also write the report as JSON to FILE (report.json)" },
     junit: { type: "string", describe: "Also write the report as JUnit XML to FILE" },
+    "junit-file-line": {
+      type: "boolean",
+      default: false,
+      describe:
+        "Add file and line attributes to each JUnit testcase (the task file, the failed check's line), for consumers that read them; the file then no longer validates against Surefire's or Jenkins' schema",
+    },
     compare: {
       type: "boolean",
       default: false,
@@ -47,6 +55,7 @@ export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
   const paths = Array.isArray(raw.runs) ? raw.runs.map(String) : [];
   const jsonFile = stringFlag(raw.json);
   const junitFile = stringFlag(raw.junit);
+  const hasJunitFileLine = raw["junit-file-line"] === true;
   if (raw.compare === true) {
     const [base, next] = paths;
     if (paths.length !== 2 || base === undefined || next === undefined) {
@@ -54,7 +63,7 @@ export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
         `--compare takes two reports, BASE and NEW, got ${paths.length}; usage: agent-run report --compare BASE NEW`,
       );
     }
-    if (jsonFile !== undefined || junitFile !== undefined) {
+    if (jsonFile !== undefined || junitFile !== undefined || hasJunitFileLine) {
       throw new ConfigError(
         "--json and --junit write a report, not a comparison; drop them with --compare",
       );
@@ -66,5 +75,8 @@ export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
       "no run folders given; usage: agent-run report <run folders or globs...>",
     );
   }
-  return { mode: "report", patterns: paths, jsonFile, junitFile };
+  if (hasJunitFileLine && junitFile === undefined) {
+    throw new ConfigError("--junit-file-line shapes the JUnit file; give it with --junit FILE");
+  }
+  return { mode: "report", patterns: paths, jsonFile, junitFile, hasJunitFileLine };
 }

@@ -1,54 +1,94 @@
 import type { Report, ReportTask } from "./aggregate.js";
+import { isRefusedKeySkip } from "./summary.js";
 
 const SUITE = "agent-run";
 
 /**
- * The report as JUnit XML for CI test views: one `<testcase>` per task (time in seconds); a failed
- * task gets `<failure type="<status>">` (`<error>` when the run itself errored, `<skipped>` when
- * it never ran), its message naming the status and the failed checks, details in the body.
+ * What the JUnit file holds beyond what Surefire's and Jenkins' schemas declare. `hasFileLine`
+ * adds `file` (the task file) and `line` (its first failed check's) to each `<testcase>`, as
+ * pytest's `junit_family=xunit1` does: consumers that read them place annotations exactly, but
+ * neither schema allows them.
  */
-export function formatJunit(report: Report): string {
+export type JunitOptions = { hasFileLine: boolean };
+
+/**
+ * The report as JUnit XML for CI test views: one `<testcase>` per task (time in seconds), whose
+ * `classname` is the task file without its extension (consumers that resolve files from the
+ * classname, taking the part after its last dot, find it). A failed task gets `<failure>` (type
+ * `failed_checks`, or the status it stopped with); a run that errored, or was not run because the
+ * API refused the key, gets `<error>`; one the batch budget skipped gets `<skipped>`. The message
+ * names the status and the failed checks, details in the body. Validates against Surefire's
+ * `surefire-test-report.xsd` (per suite) and Jenkins' `junit-10.xsd` unless `hasFileLine`.
+ */
+export function formatJunit(
+  report: Report,
+  options: JunitOptions = { hasFileLine: false },
+): string {
   const { tasks, totals } = report;
-  const errors = tasks.filter((task) => outcomeOf(task) === "error").length;
-  const skipped = tasks.filter((task) => outcomeOf(task) === "skipped").length;
-  const failures = tasks.filter((task) => outcomeOf(task) === "failure").length;
+  const errors = tasks.filter((task) => outcomeOf(task).element === "error").length;
+  const skipped = tasks.filter((task) => outcomeOf(task).element === "skipped").length;
+  const failures = tasks.filter((task) => outcomeOf(task).element === "failure").length;
   const counts = `tests="${tasks.length}" failures="${failures}" errors="${errors}"`;
   const time = `time="${seconds(totals.durationMs)}"`;
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="${SUITE}" ${counts} ${time}>`,
     `  <testsuite name="${SUITE}" ${counts} skipped="${skipped}" ${time}>`,
-    ...tasks.map(testcase),
+    ...tasks.map((task) => testcase(task, options)),
     "  </testsuite>",
     "</testsuites>",
     "",
   ].join("\n");
 }
 
-type Outcome = "passed" | "failure" | "error" | "skipped";
+/** How a task shows in JUnit: nothing when it passed, else the element and its `type`. */
+type Outcome =
+  | { element: "passed" }
+  | { element: "failure" | "error"; type: string }
+  // Surefire's schema gives `<skipped>` no `type`.
+  | { element: "skipped" };
 
 function outcomeOf(task: ReportTask): Outcome {
-  if (task.passed) return "passed";
-  if (task.status === "error") return "error";
-  if (task.status === "skipped") return "skipped";
-  return "failure";
+  if (task.passed) return { element: "passed" };
+  if (task.status === "error") return { element: "error", type: "error" };
+  if (isRefusedKeySkip(task.status, task.error)) return { element: "error", type: "refused_key" };
+  if (task.status === "skipped") return { element: "skipped" };
+  const type = task.status === "completed" ? "failed_checks" : task.status;
+  return { element: "failure", type };
 }
 
-function testcase(task: ReportTask): string {
-  const open = `    <testcase classname="${SUITE}" name="${escapeXmlAttribute(task.name)}" time="${seconds(task.durationMs)}"`;
+function testcase(task: ReportTask, options: JunitOptions): string {
+  const attributes = [
+    `classname="${escapeXmlAttribute(classnameOf(task.taskFile))}"`,
+    `name="${escapeXmlAttribute(task.name)}"`,
+    `time="${seconds(task.durationMs)}"`,
+  ];
+  if (options.hasFileLine) {
+    attributes.push(`file="${escapeXmlAttribute(task.taskFile)}"`);
+    const line = task.failedChecks[0]?.line;
+    if (line !== undefined) attributes.push(`line="${line}"`);
+  }
+  const open = `    <testcase ${attributes.join(" ")}`;
   const outcome = outcomeOf(task);
-  if (outcome === "passed") return `${open}/>`;
-  const message = escapeXmlAttribute(failureMessage(task));
-  const type = escapeXmlAttribute(task.status);
+  if (outcome.element === "passed") return `${open}/>`;
+  const message = `message="${escapeXmlAttribute(failureMessage(task))}"`;
+  const type = outcome.element === "skipped" ? "" : ` type="${escapeXmlAttribute(outcome.type)}"`;
+  const { element } = outcome;
   return [
     `${open}>`,
-    `      <${outcome} message="${message}" type="${type}">${escapeXml(failureDetails(task))}</${outcome}>`,
+    `      <${element} ${message}${type}>${escapeXml(failureDetails(task))}</${element}>`,
     "    </testcase>",
   ].join("\n");
 }
 
-/** `status: max_steps; failed checks: a, b`. */
+/** `tasks/fix.yaml` → `tasks/fix`: a consumer that keeps what follows the last dot keeps the path. */
+function classnameOf(taskFile: string): string {
+  return taskFile.replace(/\.ya?ml$/i, "");
+}
+
+/** `status: max_steps; failed checks: a, b`, or why a task was not run. */
 function failureMessage(task: ReportTask): string {
+  if (task.status === "skipped" && task.error !== null) return task.error;
   const checks = task.failedChecks.map((check) => check.name);
   return checks.length === 0
     ? `status: ${task.status}`

@@ -65,3 +65,15 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     checks: summary.checks.map(checkResultJson),
   };
 }
+
+/**
+ * How a task not run because another task's key was refused starts its `error`. The summary has
+ * no other field that tells it from a task skipped by the batch budget, and JUnit must (an error,
+ * not a skip that viewers show green).
+ */
+export const REFUSED_KEY_REASON = "not run: the API refused the key";
+
+/** Whether a `skipped` task's error says it was not run because its key was refused. */
+export function isRefusedKeySkip(status: string, error: string | null): boolean {
+  return status === "skipped" && error?.startsWith(REFUSED_KEY_REASON) === true;
+}

@@ -60,8 +60,9 @@ describe("checks grade a run; reports show it", () => {
     const suites = new XMLParser({ ignoreAttributes: false }).parse(xml).testsuites;
     expect(suites["@_tests"]).toBe("2");
     expect(suites["@_failures"]).toBe("1");
+    expect(xml).toContain(`<testcase classname="${dir.path("bad")}" name="bad" time="`);
     expect(xml).toMatch(
-      /<testcase classname="agent-run" name="bad" time="[\d.]+">\s*<failure message="status: completed; failed checks: says goodbye"/,
+      /name="bad" time="[\d.]+">\s*<failure message="status: completed; failed checks: says goodbye" type="failed_checks"/,
     );
   });
 

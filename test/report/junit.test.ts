@@ -55,9 +55,9 @@ describe("formatJunit", () => {
       "0",
     ]);
     expect(suite.testcase.map((testcase) => [testcase.classname, testcase.name])).toEqual([
-      ["agent-run", "add-farewell"],
-      ["agent-run", "fix-failing-test"],
-      ["agent-run", "rename-function"],
+      ["tasks/add-farewell", "add-farewell"],
+      ["tasks/fix-failing-test", "fix-failing-test"],
+      ["tasks/rename-function", "rename-function"],
     ]);
     expect(suite.testcase.map((testcase) => Number(testcase.time) * 1000)).toEqual(
       report.tasks.map((task) => expect.closeTo(task.durationMs, 6)),
@@ -87,9 +87,10 @@ describe("formatJunit", () => {
         "1 failing test",
       ].join("\n"),
     });
-    expect(gamma?.failure?.message).toBe(
-      'status: completed; failed checks: has <export> & "quotes", no debug',
-    );
+    expect(gamma?.failure).toMatchObject({
+      message: 'status: completed; failed checks: has <export> & "quotes", no debug',
+      type: "failed_checks",
+    });
   });
 
   test("escapes <, &, \" and ' in names and messages", () => {
@@ -122,7 +123,7 @@ describe("formatJunit", () => {
     );
   });
 
-  test("a run that errored is an <error>, a skipped one <skipped>", async () => {
+  test("a run that errored is an <error>, a skipped one <skipped>, one refused its key an <error>", async () => {
     const dir = join(tmp, "errored");
     await writeRun(
       dir,
@@ -134,20 +135,27 @@ describe("formatJunit", () => {
       "not-run",
       summaryBody("not-run", { status: "skipped", passed: false, error: null }),
     );
+    const refused = 'not run: the API refused the key in task "crashed"; check ANTHROPIC_API_KEY';
+    await writeRun(
+      dir,
+      "refused",
+      summaryBody("refused", { status: "skipped", passed: false, error: refused }),
+    );
     const suite = parseJunit(formatJunit(buildReport(await loadRunSummaries([dir])))).testsuites
       .testsuite;
 
     expect([suite.tests, suite.failures, suite.errors, suite.skipped]).toEqual([
-      "2",
+      "3",
       "0",
-      "1",
+      "2",
       "1",
     ]);
     expect(suite.testcase[0]?.error).toMatchObject({ type: "error", message: "status: error" });
     expect(suite.testcase[0]?.error?.["#text"]).toBe("status: error\nerror: HTTP 529 overloaded");
-    expect(suite.testcase[1]?.skipped).toMatchObject({
-      type: "skipped",
+    expect(suite.testcase[1]?.skipped).toEqual({
       message: "status: skipped",
+      "#text": "status: skipped",
     });
+    expect(suite.testcase[2]?.error).toMatchObject({ type: "refused_key", message: refused });
   });
 });

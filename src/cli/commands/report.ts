@@ -33,8 +33,10 @@ export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number
   const paths = await expandPatterns(args.patterns, "run folders");
   const report = redact(buildReport(await loadRunSummaries(paths, { onWarning })));
   if (args.jsonFile !== undefined) await writeOutput("--json", args.jsonFile, reportJson(report));
-  if (args.junitFile !== undefined)
-    await writeOutput("--junit", args.junitFile, formatJunit(report));
+  if (args.junitFile !== undefined) {
+    const junit = formatJunit(report, { hasFileLine: args.hasJunitFileLine });
+    await writeOutput("--junit", args.junitFile, junit);
+  }
   io.writeOut(formatReportMarkdown(report));
   return 0;
 }

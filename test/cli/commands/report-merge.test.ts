@@ -20,7 +20,7 @@ afterAll(async () => {
 async function report(patterns: string[], jsonFile: string) {
   const io = recordingIo();
   const exitCode = await reportCommand(
-    { mode: "report", patterns, jsonFile, junitFile: undefined },
+    { mode: "report", patterns, jsonFile, junitFile: undefined, hasJunitFileLine: false },
     io,
   );
   expect(exitCode).toBe(0);

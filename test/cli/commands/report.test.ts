@@ -47,7 +47,13 @@ describe("agent-run report", () => {
   test("yargs picks it over the default run command and reads its flags", async () => {
     expect(await parse(["report", "a", "b/*", "--json", "r.json", "--junit", "j.xml"])).toEqual({
       command: "report",
-      args: { mode: "report", patterns: ["a", "b/*"], jsonFile: "r.json", junitFile: "j.xml" },
+      args: {
+        mode: "report",
+        patterns: ["a", "b/*"],
+        jsonFile: "r.json",
+        junitFile: "j.xml",
+        hasJunitFileLine: false,
+      },
     });
     expect(await parse(["report", "--compare", "old", "new"])).toEqual({
       command: "report",
@@ -70,7 +76,13 @@ describe("agent-run report", () => {
     const jsonFile = join(tmp, "out", "report.json");
     const junitFile = join(tmp, "out", "junit.xml");
     const code = await reportCommand(
-      { mode: "report", patterns: [join(tmp, "shard-*")], jsonFile, junitFile },
+      {
+        mode: "report",
+        patterns: [join(tmp, "shard-*")],
+        jsonFile,
+        junitFile,
+        hasJunitFileLine: false,
+      },
       io,
     );
 
@@ -86,7 +98,13 @@ describe("agent-run report", () => {
   test("a glob that matches no folder is a ConfigError (exit 2)", async () => {
     const pattern = join(tmp, "nothing-*");
     const run = reportCommand(
-      { mode: "report", patterns: [pattern], jsonFile: undefined, junitFile: undefined },
+      {
+        mode: "report",
+        patterns: [pattern],
+        jsonFile: undefined,
+        junitFile: undefined,
+        hasJunitFileLine: false,
+      },
       recordingIo(),
     );
 
@@ -99,7 +117,13 @@ describe("agent-run report", () => {
   test("--compare reads a report.json on one side and run folders on the other", async () => {
     const jsonFile = join(tmp, "base.json");
     await reportCommand(
-      { mode: "report", patterns: [shards[0]], jsonFile, junitFile: undefined },
+      {
+        mode: "report",
+        patterns: [shards[0]],
+        jsonFile,
+        junitFile: undefined,
+        hasJunitFileLine: false,
+      },
       recordingIo(),
     );
     const io = recordingIo();
