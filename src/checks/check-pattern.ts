@@ -1,17 +1,33 @@
-/** Users coming from other tools write `(?i)`; JavaScript spells it as the `i` flag. */
-const CASE_INSENSITIVE_PREFIX = "(?i)";
+/**
+ * Users coming from other tools write inline flags, `(?i)`; JavaScript spells them after the
+ * pattern. A check's regex may start with one such group; Node 20 has no inline flags elsewhere.
+ */
+const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
+
+/** The inline flags a leading group may hold, as JavaScript's flags of the same letter. */
+const SUPPORTED_FLAGS = new Set(["i", "m", "s"]);
+
+/** What a check's regex may be, for the messages that refuse one. */
+const SUPPORTED_SYNTAX =
+  "a check's regex is a JavaScript regular expression, optionally starting with one flag group: (?i) ignores case, (?m) makes ^ and $ match at each line, (?s) lets . match line breaks, combined as (?ims)";
 
 /**
  * Compiles a check's regex as written in the task file: a JavaScript regex without flags, or
- * with a leading `(?i)` for case-insensitive matching. One place, so load-time validation and
- * evaluation agree.
- * @throws SyntaxError when the pattern is not a valid regular expression.
+ * with a leading group of flags (`(?i)`, `(?s)`, `(?ims)`). One place, so load-time validation
+ * and evaluation agree.
+ * @throws SyntaxError when the pattern is not a valid regular expression or names another flag.
  */
 export function compileCheckPattern(pattern: string): RegExp {
-  if (pattern.startsWith(CASE_INSENSITIVE_PREFIX)) {
-    return new RegExp(pattern.slice(CASE_INSENSITIVE_PREFIX.length), "i");
+  const group = LEADING_FLAGS.exec(pattern);
+  if (group?.[1] === undefined) return new RegExp(pattern);
+  const letters = [...new Set(group[1])];
+  const unsupported = letters.filter((letter) => !SUPPORTED_FLAGS.has(letter));
+  if (unsupported.length > 0) {
+    throw new SyntaxError(
+      `flag ${unsupported.join(", ")} in ${group[0]} is not supported; ${SUPPORTED_SYNTAX}`,
+    );
   }
-  return new RegExp(pattern);
+  return new RegExp(pattern.slice(group[0].length), letters.join(""));
 }
 
 /** Why a pattern does not compile, without JavaScript's "Invalid regular expression: " prefix; undefined when it does. */
@@ -22,8 +38,9 @@ export function patternProblem(pattern: string): string | undefined {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const reason = message.replace(/^Invalid regular expression: /, "");
-    return pattern.includes(CASE_INSENSITIVE_PREFIX, 1)
-      ? `${reason}; (?i) works only at the very start of the pattern`
+    const rest = pattern.replace(LEADING_FLAGS, "");
+    return /\(\?[a-zA-Z-]+[:)]/.test(rest)
+      ? `${reason}; flags work only as one group at the very start of the pattern: ${SUPPORTED_SYNTAX}`
       : reason;
   }
 }

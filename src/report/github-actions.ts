@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
 import { formatCost, formatDuration, oneLine } from "../format.js";
 import { workflowCommand } from "../workflow-commands.js";
+import type { ChangedFile } from "../workspace/changes.js";
 import { markdownText } from "./markdown-text.js";
 import { createProgressReporter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
@@ -59,7 +60,7 @@ export function jobSummary(reportMarkdown: string, summaries: readonly TaskSumma
   const details = summaries.map((summary) => {
     const files = summary.changedFiles.map(
       (file) =>
-        `| ${markdownText(file.path)} | ${markdownText(file.status)} | ${file.binary ? "binary" : `+${file.additions} −${file.deletions}`} |`,
+        `| ${markdownText(file.path)} | ${markdownText(describeChange(file))} | ${file.binary ? "binary" : `+${file.additions} −${file.deletions}`} |`,
     );
     const body =
       files.length === 0
@@ -71,6 +72,13 @@ export function jobSummary(reportMarkdown: string, summaries: readonly TaskSumma
   return ["## agent-run", "", reportMarkdown, "", "### Changed files", "", ...details, ""].join(
     "\n",
   );
+}
+
+/** A file's status, with its mode change when it has one: `modified, mode 100644 → 100755`. */
+function describeChange(file: ChangedFile): string {
+  return file.mode === undefined
+    ? file.status
+    : `${file.status}, mode ${file.mode.before} → ${file.mode.after}`;
 }
 
 /** `$GITHUB_OUTPUT` lines (`name=value`). */

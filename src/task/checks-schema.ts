@@ -3,7 +3,7 @@ import { z } from "zod";
 import { patternProblem } from "../checks/check-pattern.js";
 import { CHECK_KINDS } from "../checks/types.js";
 import { describeValue } from "./describe-value.js";
-import { duration, positiveInt } from "./schema-fields.js";
+import { duration, nonNegativeInt } from "./schema-fields.js";
 
 /** A `run` check's own limit when it sets none: a whole test suite fits, a hang does not last. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 5 * 60_000;
@@ -67,7 +67,9 @@ const ChangedFilesSchema = z
         "Globs (picomatch, matched against workspace-relative paths, dotfiles included) that every changed, added or deleted file must match.",
       ),
       must: globList("Globs that must each match at least one changed file."),
-      max: positiveInt("Most files that may change (added, modified and deleted count alike)."),
+      max: nonNegativeInt(
+        "Most files that may change (added, modified and deleted count alike); 0 asserts that nothing changed.",
+      ),
     },
     { error: mappingError('{ only: ["src/**"], max: 3 }') },
   )
@@ -132,7 +134,7 @@ const CheckItemSchema = z
           {
             path: workspacePath("Workspace-relative path of the file."),
             regex: pattern(
-              "JavaScript regular expression searched for in the file's text; a leading (?i) makes it case-insensitive.",
+              "JavaScript regular expression searched for in the file's text; a leading flag group sets flags: (?i) ignores case, (?m) makes ^ and $ match at each line, (?s) lets . match line breaks, combined as (?ims).",
             ),
           },
           { error: mappingError('{ path: src/math.js, regex: "return a \\\\+ b" }') },
@@ -142,7 +144,7 @@ const CheckItemSchema = z
         .describe("Passes when the file exists and its text matches the regex."),
       changed_files: ChangedFilesSchema,
       final_text_matches: pattern(
-        "JavaScript regular expression searched for in the agent's last message; a leading (?i) makes it case-insensitive.",
+        "JavaScript regular expression searched for in the agent's last message; a leading flag group sets flags: (?i) ignores case, (?m) makes ^ and $ match at each line, (?s) lets . match line breaks, combined as (?ims).",
       ).optional(),
     },
     {

@@ -82,6 +82,20 @@ export function positiveInt(description: string, max?: number) {
   return bounded.optional().describe(description);
 }
 
+function countMessage(issue: { input?: unknown }): string {
+  return `expected a whole number, 0 or more, got ${describeValue(issue.input)}`;
+}
+
+/** An optional count that may be 0 (`changed_files.max: 0`: nothing may change). */
+export function nonNegativeInt(description: string) {
+  return z
+    .number({ error: countMessage })
+    .int({ error: countMessage, abort: true })
+    .nonnegative({ error: countMessage, abort: true })
+    .optional()
+    .describe(description);
+}
+
 /** An optional positive amount of US dollars (`0.5`, `2`), for spending caps. */
 export function positiveUsd(description: string) {
   const message = (issue: { input?: unknown }) =>

@@ -8,12 +8,17 @@ export type ChangedFile = {
   path: string;
   /** A change of type (file ↔ symlink) or of the executable bit alone counts as "modified". */
   status: "added" | "modified" | "deleted";
+  /** Git's modes before and after (`100644` → `100755`), when a modified file's mode changed. */
+  mode?: ModeChange;
   /** Lines added and deleted; both 0 for a binary file. */
   additions: number;
   deletions: number;
   /** Git sees binary content (a NUL byte) on either side; `--numstat` prints "-". */
   binary: boolean;
 };
+
+/** A file mode as git writes it: `100644`, `100755`, `120000` (symlink). */
+export type ModeChange = { before: string; after: string };
 
 /** The difference between two snapshots: per-file counts and a patch. */
 export type WorkspaceChanges = {
@@ -74,7 +79,7 @@ export async function diffSnapshots(options: DiffOptions): Promise<WorkspaceChan
 
 /** The summary part of one diff-tree output, and where its patch starts. */
 type Summary = {
-  statuses: Map<string, ChangedFile["status"]>;
+  statuses: Map<string, Pick<ChangedFile, "status" | "mode">>;
   counts: Map<string, LineCounts>;
   patchStart: number;
 };
@@ -86,7 +91,7 @@ type Summary = {
  * is exact for any file name.
  */
 function parseSummary(output: Buffer): Summary {
-  const statuses = new Map<string, ChangedFile["status"]>();
+  const statuses = new Map<string, Pick<ChangedFile, "status" | "mode">>();
   const counts = new Map<string, LineCounts>();
   let offset = 0;
   const nextField = (): string | undefined => {
@@ -98,12 +103,21 @@ function parseSummary(output: Buffer): Summary {
   };
   for (let field = nextField(); field !== undefined && field !== ""; field = nextField()) {
     if (field.startsWith(":")) {
-      statuses.set(nextField() ?? "", toStatus(field.slice(field.lastIndexOf(" ") + 1)));
+      statuses.set(nextField() ?? "", readRawRecord(field));
     } else {
       addCounts(counts, field);
     }
   }
   return { statuses, counts, patchStart: offset };
+}
+
+/** A raw record, ":<old mode> <new mode> <old id> <new id> <letter>": its status and mode change. */
+function readRawRecord(record: string): Pick<ChangedFile, "status" | "mode"> {
+  const [before = "", after = "", , , letter = ""] = record.slice(1).split(" ");
+  const status = toStatus(letter);
+  return status === "modified" && before !== after
+    ? { status, mode: { before, after } }
+    : { status };
 }
 
 function toStatus(letter: string): ChangedFile["status"] {
@@ -138,13 +152,14 @@ function addCounts(counts: Map<string, LineCounts>, record: string): void {
 }
 
 function mergeChanges(
-  statuses: Map<string, ChangedFile["status"]>,
+  statuses: Map<string, Pick<ChangedFile, "status" | "mode">>,
   counts: Map<string, LineCounts>,
 ): ChangedFile[] {
-  const changedFiles = [...statuses].map(([path, status]) => ({
+  const changedFiles = [...statuses].map(([path, { status, mode }]) => ({
     path,
     status,
     ...(counts.get(path) ?? NO_COUNTS),
+    ...(mode === undefined ? {} : { mode }),
   }));
   return changedFiles.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
 }

@@ -107,3 +107,62 @@ describe("checks grade a run; reports show it", () => {
     });
   });
 });
+
+describe("checks that assert nothing changed, and regex flags", () => {
+  test("changed_files: { max: 0 } passes a run that changed nothing and fails one that did", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\nb\n",
+        "r.yaml": REPLIES,
+        "idle.yaml": "- content: [{ type: text, text: Nothing to do. }]\n",
+        "changes.yaml": taskYaml(
+          '  - changed_files: { max: 0 }\n  - file_matches: { path: hello.txt, regex: "(?is)^HELLO.$" }\n',
+        ),
+        "nothing.yaml":
+          'prompt: Look only.\nworkspace: ws\nreplies: idle.yaml\nchecks:\n  - changed_files: { max: 0 }\n  - file_matches: { path: a.txt, regex: "(?m)^b$" }\n',
+      },
+    });
+
+    const run = await runCli([
+      "--offline",
+      dir.path("changes.yaml"),
+      dir.path("nothing.yaml"),
+      "--out",
+      dir.path("runs"),
+    ]);
+
+    expect(run.exitCode).toBe(1);
+    const checksOf = async (name: string) =>
+      (
+        (await readSummary(dir.path(`runs/${name}`))).checks as {
+          passed: boolean;
+          message: string;
+        }[]
+      ).map(({ passed, message }) => ({ passed, message }));
+    expect(await checksOf("nothing")).toEqual([
+      { passed: true, message: "no files changed, as expected" },
+      { passed: true, message: expect.stringContaining("a.txt matches") },
+    ]);
+    expect(await checksOf("changes")).toEqual([
+      { passed: false, message: "1 file changed, more than max 0" },
+      { passed: true, message: expect.stringContaining("hello.txt matches") },
+    ]);
+  });
+
+  test("a flag other than i, m and s is refused when the task file is loaded, naming the syntax", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "r.yaml": REPLIES,
+        "t.yaml": taskYaml('  - final_text_matches: "(?x) wrote"\n'),
+      },
+    });
+
+    const run = await runCli(["--offline", dir.path("t.yaml"), "--out", dir.path("runs")]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(
+      "checks[0].final_text_matches: invalid regular expression: flag x in (?x) is not supported; a check's regex is a JavaScript regular expression, optionally starting with one flag group: (?i) ignores case",
+    );
+  });
+});

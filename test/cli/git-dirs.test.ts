@@ -5,17 +5,11 @@ import { join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { readSummary } from "../helpers/outputs.js";
 import { runCli } from "../helpers/run-cli.js";
+import { shouldRunSandboxTests } from "../helpers/sandbox-tests.js";
 import { spawnCli } from "../helpers/spawn-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
-const hasBwrap = (() => {
-  try {
-    execFileSync("bwrap", ["--ro-bind", "/", "/", "--", "true"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasBwrap = shouldRunSandboxTests();
 
 /**
  * A command that plants code in every git dir it can reach: hooks, `core.fsmonitor`, filter,

@@ -129,6 +129,40 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
     expect(everything).not.toContain("sk-ant-secret-value-123");
   });
 
+  test("a chmod-only change shows as a mode change in summary.json and the job summary", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/run.sh": "#!/bin/sh\n",
+        "r.yaml":
+          '- content: [{ type: tool_use, name: bash, input: { command: "chmod +x run.sh" } }]\n- content: [{ type: text, text: done }]\n',
+        "t.yaml": "prompt: Go.\nworkspace: ws\nreplies: r.yaml\n",
+        "summary.md": "",
+        "output.txt": "",
+      },
+    });
+
+    const run = await runCli(["--offline", dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: githubEnv(dir),
+    });
+
+    expect(run.exitCode).toBe(0);
+    expect(
+      JSON.parse(await readFile(dir.path("out/t/summary.json"), "utf8")).changed_files,
+    ).toEqual([
+      {
+        path: "run.sh",
+        status: "modified",
+        additions: 0,
+        deletions: 0,
+        binary: false,
+        mode: { before: "100644", after: "100755" },
+      },
+    ]);
+    expect(await readFile(dir.path("summary.md"), "utf8")).toContain(
+      "| run.sh | modified, mode 100644 → 100755 | +0 −0 |",
+    );
+  });
+
   test("outside GitHub Actions none of it is written", async () => {
     await using dir = await batchDir();
     await writeFile(dir.path("summary.md"), "");

@@ -4,9 +4,9 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
-import { assertSandboxAvailable } from "../../src/tools/sandbox.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { findProcesses, isRunning } from "../helpers/processes.js";
+import { shouldRunSandboxTests } from "../helpers/sandbox-tests.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 // The sandbox's bounds and read-only paths, and what a kill -9 of agent-run leaves, seen through
@@ -15,14 +15,7 @@ import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 const BIN = resolve("bin/agent-run.js");
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
 
-/** CI installs bubblewrap, so there a missing bwrap fails the tests instead of skipping them. */
-const hasBwrap = (() => {
-  try {
-    return assertSandboxAvailable("bwrap", PATH) !== undefined;
-  } catch {
-    return process.env.CI !== undefined;
-  }
-})();
+const hasBwrap = shouldRunSandboxTests();
 
 /** A scripted reply that runs `command` with the bash tool, then one that ends the run. */
 const replies = (...commands: string[]) =>

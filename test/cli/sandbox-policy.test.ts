@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { readTranscript } from "../helpers/outputs.js";
 import { runCli } from "../helpers/run-cli.js";
+import { shouldRunSandboxTests } from "../helpers/sandbox-tests.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const bash = (command: string) =>
@@ -27,32 +28,35 @@ describe("command policy and sandbox, from a task file", () => {
     expect(results[2]).toMatch(/fine/);
   });
 
-  test("sandbox: bwrap keeps commands inside the workspace: writes elsewhere fail", async () => {
-    await using dir = await tmpWorkspace({ files: { "ws/a.txt": "a\n" } });
-    const outside = dir.path("outside.txt");
-    await import("node:fs/promises").then((fs) =>
-      Promise.all([
-        fs.writeFile(
-          dir.path("r.yaml"),
-          `${bash(`echo hi > inside.txt; echo x > ${outside}; echo x > "$HOME/agent-run-sandbox-probe"; echo home=$?`)}- content: [{ type: text, text: done }]\n`,
-        ),
-        fs.writeFile(
-          dir.path("t.yaml"),
-          "prompt: Go.\nworkspace: ws\nreplies: r.yaml\nsandbox: bwrap\n",
-        ),
-      ]),
-    );
-    const run = await runCli(["--offline", dir.path("t.yaml"), "--out", dir.path("out")]);
+  test.skipIf(!shouldRunSandboxTests())(
+    "sandbox: bwrap keeps commands inside the workspace: writes elsewhere fail",
+    async () => {
+      await using dir = await tmpWorkspace({ files: { "ws/a.txt": "a\n" } });
+      const outside = dir.path("outside.txt");
+      await import("node:fs/promises").then((fs) =>
+        Promise.all([
+          fs.writeFile(
+            dir.path("r.yaml"),
+            `${bash(`echo hi > inside.txt; echo x > ${outside}; echo x > "$HOME/agent-run-sandbox-probe"; echo home=$?`)}- content: [{ type: text, text: done }]\n`,
+          ),
+          fs.writeFile(
+            dir.path("t.yaml"),
+            "prompt: Go.\nworkspace: ws\nreplies: r.yaml\nsandbox: bwrap\n",
+          ),
+        ]),
+      );
+      const run = await runCli(["--offline", dir.path("t.yaml"), "--out", dir.path("out")]);
 
-    expect(run.exitCode).toBe(0);
-    expect(existsSync(dir.path("out/t/workspace/inside.txt"))).toBe(true);
-    expect(existsSync(outside)).toBe(false);
-    const result = JSON.stringify(
-      (await readTranscript(dir.path("out/t"))).find((line) => line.type === "user"),
-    );
-    expect(result).toMatch(/Read-only file system[\s\S]*home=1/);
-    expect(existsSync(`${process.env.HOME}/agent-run-sandbox-probe`)).toBe(false);
-  });
+      expect(run.exitCode).toBe(0);
+      expect(existsSync(dir.path("out/t/workspace/inside.txt"))).toBe(true);
+      expect(existsSync(outside)).toBe(false);
+      const result = JSON.stringify(
+        (await readTranscript(dir.path("out/t"))).find((line) => line.type === "user"),
+      );
+      expect(result).toMatch(/Read-only file system[\s\S]*home=1/);
+      expect(existsSync(`${process.env.HOME}/agent-run-sandbox-probe`)).toBe(false);
+    },
+  );
 
   test("--bash-deny adds a pattern to every task; bash.max_output caps what the model gets, the transcript keeps more", async () => {
     await using dir = await tmpWorkspace({

@@ -286,8 +286,8 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
       "7:47: checks[2].file_matches.regex: invalid regular expression: /return (a + b/: Unterminated group",
     ],
     [
-      "check-max-not-positive.yaml",
-      "5:27: checks[0].changed_files.max: expected a positive integer, got 0",
+      "check-max-negative.yaml",
+      "5:27: checks[0].changed_files.max: expected a whole number, 0 or more, got -1",
     ],
     [
       "check-empty-glob.yaml",

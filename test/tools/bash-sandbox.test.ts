@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createBashTool } from "../../src/tools/bash.js";
 import { assertSandboxAvailable, buildBwrapCommand } from "../../src/tools/sandbox.js";
 import { findProcesses } from "../helpers/processes.js";
+import { shouldRunSandboxTests } from "../helpers/sandbox-tests.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 function canWrite(path: string): boolean {
@@ -24,14 +25,7 @@ function canWrite(path: string): boolean {
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: homedir() };
 const ctxFor = (root: string) => ({ workspaceRoot: root, signal: new AbortController().signal });
 
-/** CI installs bubblewrap, so there a missing bwrap fails the tests instead of skipping them. */
-const hasBwrap = (() => {
-  try {
-    return assertSandboxAvailable("bwrap", env.PATH) !== undefined;
-  } catch {
-    return process.env.CI !== undefined;
-  }
-})();
+const hasBwrap = shouldRunSandboxTests();
 
 describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
   const sandboxed = createBashTool({ timeoutMs: 10_000, env, sandbox: "bwrap" });

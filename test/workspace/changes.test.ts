@@ -105,7 +105,14 @@ describe("diffSnapshots", () => {
 
     expect(changes.changedFiles).toEqual([
       { path: "added.bin", status: "added", additions: 0, deletions: 0, binary: true },
-      { path: "becomes-link.txt", status: "modified", additions: 1, deletions: 1, binary: false },
+      {
+        path: "becomes-link.txt",
+        status: "modified",
+        additions: 1,
+        deletions: 1,
+        binary: false,
+        mode: { before: "100644", after: "120000" },
+      },
       { path: "crlf.txt", status: "modified", additions: 1, deletions: 1, binary: false },
       { path: "edit.txt", status: "modified", additions: 2, deletions: 1, binary: false },
       { path: "gone.txt", status: "deleted", additions: 0, deletions: 1, binary: false },
@@ -114,7 +121,14 @@ describe("diffSnapshots", () => {
       { path: "link", status: "modified", additions: 1, deletions: 1, binary: false },
       { path: "new\nline.txt", status: "added", additions: 2, deletions: 0, binary: false },
       { path: "old/dir/file.txt", status: "deleted", additions: 0, deletions: 1, binary: false },
-      { path: "run.sh", status: "modified", additions: 0, deletions: 0, binary: false },
+      {
+        path: "run.sh",
+        status: "modified",
+        additions: 0,
+        deletions: 0,
+        binary: false,
+        mode: { before: "100644", after: "100755" },
+      },
       { path: "with space.txt", status: "modified", additions: 1, deletions: 0, binary: false },
       {
         path: "ünïcödé/naïve 文件.txt",
