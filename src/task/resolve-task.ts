@@ -82,6 +82,8 @@ function buildTask(
       env: data.bash?.env ?? {},
       allow: data.bash?.allow ?? [],
       deny: data.bash?.deny ?? [],
+      flagAllow: [],
+      flagDeny: [],
       maxOutputChars: data.bash?.max_output ?? 30_000,
       maxRecordedChars: Math.max(
         data.bash?.max_recorded_output ?? 1_000_000,

@@ -275,8 +275,12 @@ export type Task = {
   bash: {
     timeoutMs: number;
     env: Record<string, string>;
+    /** The task file's patterns. */
     allow: string[];
     deny: string[];
+    /** The patterns `--bash-allow` / `--bash-deny` added, kept apart so a refusal names its source. */
+    flagAllow: string[];
+    flagDeny: string[];
     /** Output caps in characters: sent to the model, and kept in the transcript. */
     maxOutputChars: number;
     maxRecordedChars: number;
