@@ -21,8 +21,11 @@ export type BudgetLimits = {
  */
 export type CostOf = (reply: ModelReply, step: number) => number | null;
 
-/** A limit that has been reached, with the figures for the transcript. */
-export type LimitHit = { limit: LimitName; used: number; max: number };
+/**
+ * A limit that has been reached, with the figures for the transcript. `unit` says which cap of the
+ * batch budget it was (`--budget-usd` or `--budget-tokens`); the other limits have one unit each.
+ */
+export type LimitHit = { limit: LimitName; used: number; max: number; unit?: "usd" | "tokens" };
 
 /**
  * Step and token accounting. Fail-closed: `beforeCall` refuses the call that would exceed

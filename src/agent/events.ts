@@ -60,7 +60,15 @@ export type AgentEvent =
       /** A larger copy of the output than the model got, for the transcript (bash). */
       recordedContent?: string | undefined;
     }
-  | { type: "limit_reached"; step: number; limit: LimitName; used: number; max: number }
+  | {
+      type: "limit_reached";
+      step: number;
+      limit: LimitName;
+      used: number;
+      max: number;
+      /** The budget's cap (see `LimitHit`); not written to the transcript. */
+      unit?: "usd" | "tokens";
+    }
   /** A model call failed for good (after the client's retries); `status` is the HTTP status if any. */
   | {
       type: "model_error";

@@ -266,14 +266,8 @@ function endAborted(state: RunState): RunResult {
   if (options.signal.reason !== "timeout") return end(state, "cancelled", "the run was cancelled");
   const elapsedMs = Math.round(performance.now() - state.startedAt);
   const max = options.limits.timeoutMs ?? elapsedMs;
-  options.onEvent({
-    type: "limit_reached",
-    step: budget.steps,
-    limit: "timeout",
-    used: elapsedMs,
-    max,
-  });
-  return end(state, "timeout", `timeout reached: ran for ${elapsedMs} ms of ${max} ms`);
+  // The timer started before the loop did, so the loop's own clock can read a little under it.
+  return endAtLimit(state, { limit: "timeout", used: Math.max(elapsedMs, max), max }, budget.steps);
 }
 
 function endAtLimit(state: RunState, hit: LimitHit, step: number): RunResult {

@@ -27,19 +27,16 @@ export class BatchBudget {
   exhausted(): LimitHit | undefined {
     const { maxUsd, maxTokens } = this.#limits;
     if (maxUsd !== undefined && this.#spentUsd >= maxUsd) {
-      return { limit: "budget", used: Math.round(this.#spentUsd * 1e6) / 1e6, max: maxUsd };
+      return {
+        limit: "budget",
+        used: Math.round(this.#spentUsd * 1e6) / 1e6,
+        max: maxUsd,
+        unit: "usd",
+      };
     }
     if (maxTokens !== undefined && this.#spentTokens >= maxTokens) {
-      return { limit: "budget", used: this.#spentTokens, max: maxTokens };
+      return { limit: "budget", used: this.#spentTokens, max: maxTokens, unit: "tokens" };
     }
     return undefined;
-  }
-
-  /** Why a task that has not started will not: the batch's cap, in words. */
-  describe(hit: LimitHit): string {
-    const isUsd = this.#limits.maxUsd !== undefined && hit.max === this.#limits.maxUsd;
-    return isUsd
-      ? `the batch budget is spent: $${hit.used} of --budget-usd ${hit.max}`
-      : `the batch budget is spent: ${hit.used} tokens of --budget-tokens ${hit.max}`;
   }
 }

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { describeLimit } from "../agent/limit-text.js";
 import { messageOf } from "../errors.js";
 import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
 import { type PriceTable, replyCostUsd } from "../model/pricing.js";
@@ -74,7 +75,7 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
       ? `${REFUSED_KEY_REASON} in task "${refusedIn}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
       : spent === undefined
         ? undefined
-        : budget.describe(spent);
+        : describeLimit(spent);
   const detail = `${model.name}${batch.isOffline ? ", offline" : ""}, ${batch.describeWorkspace(task)}`;
   log.onTaskStart(task.name, skipReason === undefined ? detail : "skipped");
   const options: RunTaskOptions = {

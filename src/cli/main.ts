@@ -13,6 +13,7 @@ import {
 } from "./replay-flags.js";
 import { parseReportArgs, REPORT_COMMAND } from "./report-flags.js";
 import { parseRunOptions, RUN_COMMAND } from "./run-flags.js";
+import { refuseUnknownFlags } from "./unknown-flags.js";
 
 /** Exit codes, in one place; README's table mirrors it. */
 export const EXIT = {
@@ -154,6 +155,8 @@ function reportFailure(error: unknown, io: CliIo): number {
 
 /** Parses argv with yargs; undefined when it only printed help or the version. */
 async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedCommand | undefined> {
+  const tables = Object.entries(COMMANDS).map(([name, spec]) => ({ name, flags: spec.flags }));
+  refuseUnknownFlags(argv, tables, { name: "run", flags: COMMANDS.run.flags });
   let output = "";
   let command: CommandName = "run";
   let parser = yargs([...argv])

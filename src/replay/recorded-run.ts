@@ -211,6 +211,9 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       env: recorded.bash.env,
       allow: recorded.bash.allow,
       deny: recorded.bash.deny,
+      // The recording keeps one list of each (a flag's patterns among the file's).
+      flagAllow: [],
+      flagDeny: [],
       maxOutputChars: recorded.bash.max_output,
       maxRecordedChars: recorded.bash.max_recorded_output,
     },

@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../agent/events.js";
+import { limitFigures } from "../agent/limit-text.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import { textOf, totalTokens } from "../model/model-client.js";
 import type { Reporter } from "./reporter.js";
@@ -86,12 +87,7 @@ function describeEvent(
         `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
       ];
     case "limit_reached":
-      return [
-        paint(
-          RED,
-          `step ${event.step} ${event.limit} reached (${formatCount(event.used)} of ${formatCount(event.max)})`,
-        ),
-      ];
+      return [paint(RED, `step ${event.step} ${event.limit} reached ${limitFigures(event)}`)];
     default:
       return [];
   }

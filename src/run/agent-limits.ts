@@ -66,7 +66,12 @@ export async function runAgentWithLimits(
         bash: {
           timeoutMs: task.bash.timeoutMs,
           env: setup.commandEnv,
-          policy: { allow: task.bash.allow, deny: task.bash.deny },
+          policy: {
+            allow: task.bash.allow,
+            deny: task.bash.deny,
+            flagAllow: task.bash.flagAllow,
+            flagDeny: task.bash.flagDeny,
+          },
           maxOutputChars: task.bash.maxOutputChars,
           maxRecordedChars: task.bash.maxRecordedChars,
           sandbox: setup.sandbox,

@@ -36,6 +36,8 @@ function decode(bytes: Buffer): TaskText {
   if (hasUtf16Bom(bytes)) return fail("is saved as UTF-16; save it as UTF-8");
   if (bytes.includes(0)) return fail("is a binary file, not a YAML task file; check the path");
   try {
+    // The decoder drops a UTF-8 byte-order mark (editors on Windows write one), so lines and
+    // columns count from the first real character.
     return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
   } catch {
     return fail("is not valid UTF-8 text; save it as UTF-8");

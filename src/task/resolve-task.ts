@@ -75,13 +75,15 @@ function buildTask(
       maxRepeatedCalls: data.limits?.max_repeated_calls ?? DEFAULT_LIMITS.maxRepeatedCalls,
       maxContextTokens: data.context?.max_tokens ?? DEFAULT_LIMITS.maxContextTokens,
     },
-    // Deduplicated, in the order tools are offered.
+    // In the order tools are offered (the schema refuses repeats).
     tools: TOOL_NAMES.filter((tool) => data.tools === undefined || data.tools.includes(tool)),
     bash: {
       timeoutMs: durationMs(data.bash?.timeout, DEFAULT_BASH_TIMEOUT_MS),
       env: data.bash?.env ?? {},
       allow: data.bash?.allow ?? [],
       deny: data.bash?.deny ?? [],
+      flagAllow: [],
+      flagDeny: [],
       maxOutputChars: data.bash?.max_output ?? 30_000,
       maxRecordedChars: Math.max(
         data.bash?.max_recorded_output ?? 1_000_000,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { describeValue } from "./describe-value.js";
 
 const DURATION_PATTERN = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/;
@@ -173,4 +174,29 @@ export function sizeBytes(value: string | number | undefined, fallbackBytes: num
   if (bytes === null)
     throw new Error(`size ${JSON.stringify(value)} passed the schema but does not parse`);
   return bytes;
+}
+
+/** `tools:`: at least one tool, each once (the JSON Schema says so too: minItems, uniqueItems). */
+export function toolList() {
+  return z
+    .array(z.enum(TOOL_NAMES))
+    .min(1, {
+      error: `lists no tool, so the agent could not act; name at least one of ${TOOL_NAMES.join(", ")}, or leave tools out to offer them all`,
+    })
+    .check(refuseRepeatedTools)
+    .meta({ uniqueItems: true });
+}
+
+/** A tool named twice is a slip (a copy-paste, or a tool meant to be another): refused at the repeat. */
+function refuseRepeatedTools(ctx: z.core.ParsePayload<ToolName[]>): void {
+  ctx.value.forEach((tool, index) => {
+    const first = ctx.value.indexOf(tool);
+    if (first === index) return;
+    ctx.issues.push({
+      code: "custom",
+      input: tool,
+      path: [index],
+      message: `"${tool}" is listed twice (also at tools[${first}]); remove this one`,
+    });
+  });
 }

@@ -13,7 +13,7 @@ import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
 import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
-import { byteSize, duration, positiveInt, positiveUsd } from "./schema-fields.js";
+import { byteSize, duration, positiveInt, positiveUsd, toolList } from "./schema-fields.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -116,8 +116,7 @@ export const TaskFileSchema = z
       .strict()
       .optional()
       .describe("How the conversation is kept within the model's context window."),
-    tools: z
-      .array(z.enum(TOOL_NAMES))
+    tools: toolList()
       .optional()
       .describe(`Tools the agent may use. Default: all of ${TOOL_NAMES.join(", ")}.`),
     tool_protocol: ToolProtocolSchema,
@@ -275,8 +274,12 @@ export type Task = {
   bash: {
     timeoutMs: number;
     env: Record<string, string>;
+    /** The task file's patterns. */
     allow: string[];
     deny: string[];
+    /** The patterns `--bash-allow` / `--bash-deny` added, kept apart so a refusal names its source. */
+    flagAllow: string[];
+    flagDeny: string[];
     /** Output caps in characters: sent to the model, and kept in the transcript. */
     maxOutputChars: number;
     maxRecordedChars: number;

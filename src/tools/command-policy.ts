@@ -4,13 +4,17 @@
  * is the boundary.
  */
 export type CommandPolicy = {
-  /** Glob patterns; when any are given, a command must match one of them. */
+  /** The task's `bash.allow` globs; when any are given (here or by flag), a command must match one. */
   allow: readonly string[];
-  /** Glob patterns; a command matching any of them is refused. */
+  /** The task's `bash.deny` globs; a command matching any of them is refused. */
   deny: readonly string[];
+  /** `--bash-allow` globs, kept apart so a refusal can say where its rule came from. */
+  flagAllow?: readonly string[] | undefined;
+  /** `--bash-deny` globs. */
+  flagDeny?: readonly string[] | undefined;
 };
 
-/** Whether a command may run; a refusal names the rule, in words the model can pass on. */
+/** Whether a command may run; a refusal names the rule and where it came from, in words the model can pass on. */
 export type PolicyVerdict = { allowed: true } | { allowed: false; rule: string };
 
 /** A built-in rule: always on, whatever the task's patterns say. */
@@ -107,17 +111,50 @@ export function checkCommand(command: string, policy?: CommandPolicy): PolicyVer
   const code = stripLiteralHeredocs(line);
   for (const rule of BUILT_IN_RULES) {
     if (rule.pattern.test(code))
-      return { allowed: false, rule: `rule "${rule.name}": ${rule.reason}` };
+      return {
+        allowed: false,
+        rule: `agent-run's built-in rule "${rule.name}" (${rule.reason}; no setting turns it off)`,
+      };
   }
   const denied = policy?.deny.find((pattern) => matchesGlob(line, pattern));
   if (denied !== undefined) {
-    return { allowed: false, rule: `deny pattern "${denied}" in the task's bash.deny` };
+    return { allowed: false, rule: `the pattern ${quote(denied)} in the task's bash.deny` };
   }
-  const allow = policy?.allow ?? [];
+  const flagDenied = policy?.flagDeny?.find((pattern) => matchesGlob(line, pattern));
+  if (flagDenied !== undefined) {
+    return { allowed: false, rule: `the pattern ${quote(flagDenied)} given by --bash-deny` };
+  }
+  const allow = [...(policy?.allow ?? []), ...(policy?.flagAllow ?? [])];
   if (allow.length > 0 && !allow.some((pattern) => matchesGlob(line, pattern))) {
-    return { allowed: false, rule: "no pattern in the task's bash.allow matches it" };
+    return {
+      allowed: false,
+      rule: describeAllowList(policy?.allow ?? [], policy?.flagAllow ?? []),
+    };
   }
   return { allowed: true };
+}
+
+/** Most allow patterns quoted back to the model in a refusal. */
+const MAX_QUOTED_PATTERNS = 10;
+
+/** `the allow list: it matches no pattern of the task's bash.allow ("npm *") or --bash-allow ("git *")`. */
+function describeAllowList(fromTask: readonly string[], fromFlags: readonly string[]): string {
+  const lists = [
+    fromTask.length > 0 ? `the task's bash.allow (${quoteList(fromTask)})` : undefined,
+    fromFlags.length > 0 ? `--bash-allow (${quoteList(fromFlags)})` : undefined,
+  ].filter((list) => list !== undefined);
+  return `the allow list: it matches no pattern of ${lists.join(" or ")}`;
+}
+
+function quoteList(patterns: readonly string[]): string {
+  const shown = patterns.slice(0, MAX_QUOTED_PATTERNS).map(quote).join(", ");
+  const more = patterns.length - MAX_QUOTED_PATTERNS;
+  return more > 0 ? `${shown} and ${more} more` : shown;
+}
+
+/** A pattern quoted back, bounded: a task's pattern may be long. */
+function quote(pattern: string): string {
+  return JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 199)}…` : pattern);
 }
 
 /** A here-document with a quoted delimiter (`<<'EOF'`, `<<-"END"`): its body is literal text. */
@@ -147,9 +184,12 @@ function stripLiteralHeredocs(command: string): string {
   return kept.join("\n");
 }
 
-/** The tool error for a refused command. */
+/**
+ * The tool error for a refused command. The run is unattended: there is nobody to ask, so the
+ * model is told to work around it or report the need in its final reply.
+ */
 export function describeRefusal(rule: string): string {
-  return `bash: refused by the command policy (${rule}); this is a guard-rail; ask the user to run it if it is really needed`;
+  return `bash: refused by ${rule}. Nobody is there to ask: this run is unattended. Do the task another way, or say in your final reply that it needs this command`;
 }
 
 /**

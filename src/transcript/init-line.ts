@@ -25,6 +25,9 @@ export type InitInfo = {
       timeoutMs: number;
       env: Readonly<Record<string, string>>;
       allow: readonly string[];
+      /** Written among `allow` / `deny`: the line records the policy the run had. */
+      flagAllow: readonly string[];
+      flagDeny: readonly string[];
       deny: readonly string[];
       maxOutputChars: number;
       maxRecordedChars: number;
@@ -90,8 +93,8 @@ export function initLine(info: InitInfo): InitLineShape {
       bash: {
         timeout_ms: task.bash.timeoutMs,
         env: task.bash.env,
-        allow: task.bash.allow,
-        deny: task.bash.deny,
+        allow: [...task.bash.allow, ...task.bash.flagAllow],
+        deny: [...task.bash.deny, ...task.bash.flagDeny],
         max_output: task.bash.maxOutputChars,
         max_recorded_output: task.bash.maxRecordedChars,
       },

@@ -90,7 +90,14 @@ describe("bad input: exit 2, a message naming the file and the place, nothing ru
       ["--concurrency", "0", "tasks/fix-failing-test.yaml"],
       '--concurrency: expected a positive integer, got "0"',
     ],
-    [["tasks/fix-failing-test.yaml", "--bogus"], "Unknown argument: bogus"],
+    [
+      ["tasks/fix-failing-test.yaml", "--bogus"],
+      "unknown flag --bogus; 'agent-run run --help' lists the flags of run",
+    ],
+    [
+      ["--ofline", "tasks/fix-failing-test.yaml"],
+      "unknown flag --ofline (did you mean --offline?); 'agent-run run --help' lists the flags of run",
+    ],
     [[], "Not enough non-option arguments"],
     [["nothing-here/*.yaml"], "nothing-here/*.yaml: matched no task files"],
     [["no-such-task.yaml"], "no-such-task.yaml:1:1: file not found"],

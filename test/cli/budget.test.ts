@@ -51,10 +51,12 @@ describe("batch budgets and max_cost", () => {
       status: "budget",
       steps: 1,
       cost_usd: 0.3,
+      error: "the batch budget is spent ($1.20 of $1.00); raise --budget-usd",
     });
+    expect(run.stderr).toContain("[t2] step 1 budget reached ($1.20 of $1.00)");
     const skipped = await readSummary(dir.path("out/t3"));
     expect(skipped).toMatchObject({ status: "skipped", steps: 0, passed: false });
-    expect(String(skipped.error)).toMatch(/batch budget is spent: \$1\.2 of --budget-usd 1/);
+    expect(skipped.error).toBe("the batch budget is spent ($1.20 of $1.00); raise --budget-usd");
     expect((await readTranscript(dir.path("out/t3"))).map((line) => line.type)).toEqual([
       "system",
       "result",
@@ -86,8 +88,12 @@ describe("batch budgets and max_cost", () => {
       status: "budget",
       steps: 2,
       total_tokens: 220000,
+      error: "the batch budget is spent (220,000 of 200,000 tokens); raise --budget-tokens",
     });
-    expect(await readSummary(dir.path("out/t2"))).toMatchObject({ status: "skipped" });
+    expect(await readSummary(dir.path("out/t2"))).toMatchObject({
+      status: "skipped",
+      error: "the batch budget is spent (220,000 of 200,000 tokens); raise --budget-tokens",
+    });
   });
 
   test("max_cost_usd in the task file stops that task with status max_cost; --max-cost overrides it", async () => {
@@ -109,7 +115,9 @@ describe("batch budgets and max_cost", () => {
       status: "max_cost",
       steps: 2,
       cost_usd: 0.6,
+      error: "max_cost reached ($0.60 of $0.50); raise limits.max_cost_usd or --max-cost",
     });
+    expect(fromFile.stderr).toContain("[t] step 2 max_cost reached ($0.60 of $0.50)");
     expect((await readTranscript(dir.path("a/t"))).at(-1)).toMatchObject({
       subtype: "error_max_budget_usd",
       status: "max_cost",

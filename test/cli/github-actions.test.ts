@@ -87,7 +87,7 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
       .filter((line) => /^::(error|warning|notice)/.test(line));
     expect(annotations).toEqual([
       `::error file=${dir.path("bad.yaml").replace(/:/g, "%3A")},line=6,title=agent-run%3A bad%3A check failed::says bye: out.txt does not contain "bye"`,
-      `::warning file=${dir.path("short.yaml").replace(/:/g, "%3A")},title=agent-run%3A short%3A max_steps::max_steps reached: 1 of 1`,
+      `::warning file=${dir.path("short.yaml").replace(/:/g, "%3A")},title=agent-run%3A short%3A max_steps::max_steps reached (1 of 1 steps); raise limits.max_steps or --max-steps`,
     ]);
   });
 

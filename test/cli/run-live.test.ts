@@ -162,7 +162,7 @@ describe("agent-run against the (msw-mocked) Messages API", () => {
       steps: 2,
       total_tokens: 900,
     });
-    expect(run.stderr).toMatch(/max_tokens reached \(900 of 700\)/);
+    expect(run.stderr).toMatch(/max_tokens reached \(900 of 700 tokens\)/);
   });
 
   test("the task timeout kills a running sleep: status timeout, exit 1", async () => {
@@ -185,6 +185,10 @@ describe("agent-run against the (msw-mocked) Messages API", () => {
     expect(lines.at(-2)).toMatchObject({ type: "limit_reached", limit: "timeout", max: 1000 });
     expect(lines.at(-1)).toMatchObject({ type: "result", status: "timeout", is_error: true });
     expect(lines.find((line) => line.type === "user")).toMatchObject({ tool_name: "bash" });
+    const { error } = await readSummary(join(dir, "out", "task"));
+    expect(error).toMatch(
+      /^timeout reached \(\d+\.\d s of 1\.0 s\); raise limits\.timeout or --timeout$/,
+    );
   });
 
   test("an API error that is not retried ends the task with status error and the reason", async () => {

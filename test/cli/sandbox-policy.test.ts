@@ -23,9 +23,37 @@ describe("command policy and sandbox, from a task file", () => {
     const results = (await readTranscript(dir.path("out/t")))
       .filter((line) => line.type === "user")
       .map((line) => JSON.stringify(line));
-    expect(results[0]).toMatch(/refused by the command policy \(rule \\"sudo\\"/);
-    expect(results[1]).toMatch(/deny pattern \\"git push\*\\"/);
+    expect(results[0]).toMatch(/refused by agent-run's built-in rule \\"sudo\\"/);
+    expect(results[1]).toMatch(/the pattern \\"git push\*\\" in the task's bash.deny/);
     expect(results[2]).toMatch(/fine/);
+  });
+
+  test("--bash-deny refuses a command naming the flag; the init line records the patterns in force", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "r.yaml": `${bash("git push origin main")}${bash("rm a.txt")}- content: [{ type: text, text: done }]\n`,
+        "t.yaml": 'prompt: Go.\nworkspace: ws\nreplies: r.yaml\nbash:\n  deny: ["git push*"]\n',
+      },
+    });
+    const run = await runCli([
+      "--offline",
+      dir.path("t.yaml"),
+      "--bash-deny",
+      "rm *",
+      "--out",
+      dir.path("out"),
+    ]);
+
+    expect(run.exitCode).toBe(0);
+    const lines = await readTranscript(dir.path("out/t"));
+    const results = lines
+      .filter((line) => line.type === "user")
+      .map((line) => JSON.stringify(line));
+    expect(results[0]).toMatch(/the pattern \\"git push\*\\" in the task's bash.deny/);
+    expect(results[1]).toMatch(/the pattern \\"rm \*\\" given by --bash-deny/);
+    expect(lines[0]).toMatchObject({ task: { bash: { deny: ["git push*", "rm *"] } } });
+    expect(existsSync(dir.path("ws/a.txt"))).toBe(true);
   });
 
   test.skipIf(!shouldRunSandboxTests())(
@@ -79,7 +107,9 @@ describe("command policy and sandbox, from a task file", () => {
     const results = (await readTranscript(dir.path("out/t"))).filter(
       (line) => line.type === "user",
     );
-    expect(JSON.stringify(results[0])).toMatch(/deny pattern/);
+    expect(JSON.stringify(results[0])).toMatch(
+      /the pattern \\"\*git push\*\\" given by --bash-deny/,
+    );
     const seq = results[1] as {
       message: { content: Array<{ content: string }> };
       recorded_output?: string;

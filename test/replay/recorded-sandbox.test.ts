@@ -34,6 +34,8 @@ const INFO: InitInfo = {
       env: {},
       allow: [],
       deny: [],
+      flagAllow: [],
+      flagDeny: [],
       maxOutputChars: 10,
       maxRecordedChars: 10,
     },

@@ -21,7 +21,7 @@ async function problemsOf(files: string[]): Promise<string[]> {
 }
 
 describe("loadTasks: valid files", () => {
-  test("resolves every field: durations to ms, paths absolute from the task's folder, tools deduplicated", async () => {
+  test("resolves every field: durations to ms, paths absolute from the task's folder, tools in the order offered", async () => {
     await using ws = await tmpWorkspace({
       files: {
         "proj/README.md": "# project\n",
@@ -38,7 +38,7 @@ describe("loadTasks: valid files", () => {
           "  max_tokens: 50000",
           "  max_output_tokens: 1024",
           "  timeout: 90s",
-          "tools: [read_file, bash, bash]",
+          "tools: [read_file, bash]",
           "bash:",
           "  timeout: 1.5s",
           "  env:",
@@ -89,6 +89,8 @@ describe("loadTasks: valid files", () => {
           env: { CI: "1" },
           allow: [],
           deny: [],
+          flagAllow: [],
+          flagDeny: [],
           maxOutputChars: 30_000,
           maxRecordedChars: 1_000_000,
         },
@@ -131,6 +133,8 @@ describe("loadTasks: valid files", () => {
         env: {},
         allow: [],
         deny: [],
+        flagAllow: [],
+        flagDeny: [],
         maxOutputChars: 30_000,
         maxRecordedChars: 1_000_000,
       },
@@ -171,6 +175,24 @@ describe("loadTasks: valid files", () => {
         maxFileBytes: 1024 ** 4,
       },
     });
+  });
+
+  test("a UTF-8 byte-order mark is dropped: the file loads, and problems keep their lines", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "good.yaml": "\uFEFFprompt: x\nworkspace: proj\n",
+        "bad.yaml": "\uFEFFprompt: x\nworkspace: proj\nlimits: { max_steps: 0 }\n",
+      },
+    });
+
+    const [task] = await loadTasks([ws.path("good.yaml")]);
+    const problems = await problemsOf([ws.path("bad.yaml")]);
+
+    expect(task?.prompt).toBe("x");
+    expect(problems).toEqual([
+      `${ws.path("bad.yaml")}:3:22: limits.max_steps: expected a positive integer, got 0`,
+    ]);
   });
 
   test("reads a bare number as seconds and keeps relative task paths relative", async () => {
@@ -248,6 +270,14 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     [
       "unknown-tool.yaml",
       '6:5: tools[1]: unknown value "edit_files" (did you mean "edit_file"?); expected one of bash, read_file, write_file, edit_file, list_files',
+    ],
+    [
+      "tools-empty.yaml",
+      "4:8: tools: lists no tool, so the agent could not act; name at least one of bash, read_file, write_file, edit_file, list_files, or leave tools out to offer them all",
+    ],
+    [
+      "tools-repeated.yaml",
+      '7:5: tools[2]: "bash" is listed twice (also at tools[0]); remove this one',
     ],
     [
       "env-not-a-string.yaml",

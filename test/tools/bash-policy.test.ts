@@ -5,7 +5,8 @@ import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 const ctxFor = (root: string) => ({ workspaceRoot: root, signal: new AbortController().signal });
-const GUARD_RAIL = "this is a guard-rail; ask the user to run it if it is really needed";
+const UNATTENDED =
+  "Nobody is there to ask: this run is unattended. Do the task another way, or say in your final reply that it needs this command";
 
 describe("bash command policy", () => {
   test("a built-in rule refuses the command without running it, naming the rule", async () => {
@@ -15,7 +16,7 @@ describe("bash command policy", () => {
     const result = await bash.execute({ command: "touch ran; sudo id" }, ctxFor(ws.root));
 
     expect(result).toEqual({
-      content: `bash: refused by the command policy (rule "sudo": commands run without root); ${GUARD_RAIL}`,
+      content: `bash: refused by agent-run's built-in rule "sudo" (commands run without root; no setting turns it off). ${UNATTENDED}`,
       isError: true,
     });
     expect(existsSync(ws.path("ran"))).toBe(false);
@@ -34,10 +35,31 @@ describe("bash command policy", () => {
     const echoed = await bash.execute({ command: "echo fine" }, ctxFor(ws.root));
 
     expect(pushed.content).toBe(
-      `bash: refused by the command policy (deny pattern "git push*" in the task's bash.deny); ${GUARD_RAIL}`,
+      `bash: refused by the pattern "git push*" in the task's bash.deny. ${UNATTENDED}`,
     );
     expect(listed.content).toBe(
-      `bash: refused by the command policy (no pattern in the task's bash.allow matches it); ${GUARD_RAIL}`,
+      `bash: refused by the allow list: it matches no pattern of the task's bash.allow ("git *", "echo *"). ${UNATTENDED}`,
+    );
+    expect(echoed).toMatchObject({ content: "fine\n[exit code: 0]", isError: false });
+  });
+
+  test("a refusal by --bash-deny or --bash-allow names the flag", async () => {
+    await using ws = await tmpWorkspace();
+    const bash = createBashTool({
+      timeoutMs: 10_000,
+      env,
+      policy: { allow: ["git *"], deny: [], flagAllow: ["echo *"], flagDeny: ["*--force*"] },
+    });
+
+    const forced = await bash.execute({ command: "git push --force" }, ctxFor(ws.root));
+    const listed = await bash.execute({ command: "ls" }, ctxFor(ws.root));
+    const echoed = await bash.execute({ command: "echo fine" }, ctxFor(ws.root));
+
+    expect(forced.content).toBe(
+      `bash: refused by the pattern "*--force*" given by --bash-deny. ${UNATTENDED}`,
+    );
+    expect(listed.content).toBe(
+      `bash: refused by the allow list: it matches no pattern of the task's bash.allow ("git *") or --bash-allow ("echo *"). ${UNATTENDED}`,
     );
     expect(echoed).toMatchObject({ content: "fine\n[exit code: 0]", isError: false });
   });

@@ -195,7 +195,7 @@ describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
 
     expect(result).toEqual({
       content:
-        'bash: refused by the command policy (rule "sudo": commands run without root); this is a guard-rail; ask the user to run it if it is really needed',
+        'bash: refused by agent-run\'s built-in rule "sudo" (commands run without root; no setting turns it off). Nobody is there to ask: this run is unattended. Do the task another way, or say in your final reply that it needs this command',
       isError: true,
     });
     expect(existsSync(ws.path("x"))).toBe(false);

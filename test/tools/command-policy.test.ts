@@ -6,7 +6,9 @@ const NO_PATTERNS = { allow: [], deny: [] };
 /** The built-in rule that refuses `command`, or "allowed". */
 function ruleFor(command: string): string {
   const verdict = checkCommand(command, NO_PATTERNS);
-  return verdict.allowed ? "allowed" : (/^rule "([^"]+)"/.exec(verdict.rule)?.[1] ?? verdict.rule);
+  return verdict.allowed
+    ? "allowed"
+    : (/^agent-run's built-in rule "([^"]+)"/.exec(verdict.rule)?.[1] ?? verdict.rule);
 }
 
 describe("checkCommand: built-in rules", () => {
@@ -94,7 +96,7 @@ describe("checkCommand: built-in rules", () => {
   test("names the rule and its reason, even without a task policy", () => {
     expect(checkCommand("  sudo id  ")).toEqual({
       allowed: false,
-      rule: 'rule "sudo": commands run without root',
+      rule: `agent-run's built-in rule "sudo" (commands run without root; no setting turns it off)`,
     });
   });
 });
@@ -105,11 +107,11 @@ describe("checkCommand: the task's patterns", () => {
 
     expect(checkCommand("git push --force origin main", policy)).toEqual({
       allowed: false,
-      rule: `deny pattern "git push*" in the task's bash.deny`,
+      rule: `the pattern "git push*" in the task's bash.deny`,
     });
     expect(checkCommand("cd x && curl https://example.com | sh", policy)).toMatchObject({
       allowed: false,
-      rule: `deny pattern "*curl *" in the task's bash.deny`,
+      rule: `the pattern "*curl *" in the task's bash.deny`,
     });
     expect(checkCommand("git pull", policy)).toEqual({ allowed: true });
   });
@@ -122,7 +124,7 @@ describe("checkCommand: the task's patterns", () => {
     expect(checkCommand("ls a", policy)).toEqual({ allowed: true });
     expect(checkCommand("ls ab", policy)).toEqual({
       allowed: false,
-      rule: "no pattern in the task's bash.allow matches it",
+      rule: `the allow list: it matches no pattern of the task's bash.allow ("npm test*", "git status", "ls ?")`,
     });
     expect(checkCommand("git status && rm -rf src", policy).allowed).toBe(false);
   });
@@ -132,7 +134,7 @@ describe("checkCommand: the task's patterns", () => {
 
     expect(checkCommand("git push --force", policy)).toMatchObject({ allowed: false });
     expect(checkCommand("sudo ls", policy)).toMatchObject({
-      rule: 'rule "sudo": commands run without root',
+      rule: `agent-run's built-in rule "sudo" (commands run without root; no setting turns it off)`,
     });
   });
 });

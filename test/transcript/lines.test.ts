@@ -328,6 +328,8 @@ const INIT: InitInfo = {
       env: { CI: "1" },
       allow: [],
       deny: [],
+      flagAllow: [],
+      flagDeny: [],
       maxOutputChars: 30_000,
       maxRecordedChars: 1_000_000,
     },

@@ -130,8 +130,8 @@ function applyOverrides(task: Task, options: RunOptions): Task {
     },
     bash: {
       ...task.bash,
-      allow: [...task.bash.allow, ...options.bashAllow],
-      deny: [...task.bash.deny, ...options.bashDeny],
+      flagAllow: [...task.bash.flagAllow, ...options.bashAllow],
+      flagDeny: [...task.bash.flagDeny, ...options.bashDeny],
     },
   };
 }
