@@ -142,7 +142,7 @@ describe.skipIf(!isXmllintUsable)("JUnit against Surefire's and Jenkins' schemas
     ]);
     expect(cases.get("checks")?.classname).toBe(dir.path("checks"));
     expect(cases.get("unspent")?.skipped?.message).toBe(
-      "the batch budget is spent: $0.6 of --budget-usd 0.5",
+      "the batch budget is spent ($0.60 of $0.50); raise --budget-usd",
     );
     expect(xml).toMatch(
       /<testsuite name="agent-run" tests="6" failures="3" errors="2" skipped="1"/,
