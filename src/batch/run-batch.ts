@@ -30,22 +30,36 @@ export type Batch = {
   describeWorkspace: (task: Task) => string;
 };
 
+/** A key the API refused (401/403): a configuration error, which the CLI reports once. */
+export type KeyRefusal = {
+  /** The first task it was refused in. */
+  task: Task;
+  /** The HTTP status, when the error came with one. */
+  status: number | null;
+  /** How many tasks using the same key were not started because of it. */
+  notRunCount: number;
+};
+
+/** What a batch ended with: one summary per task, in task-file order, and any refused keys. */
+export type BatchOutcome = { summaries: TaskSummary[]; refusals: KeyRefusal[] };
+
 /**
  * Runs the batch's tasks, at most `concurrency` at once, under the batch budget, each reported to
- * `log` as it goes. Returns one summary per task, in task-file order; never throws for a task.
+ * `log` as it goes. Never throws for a task.
  */
 export async function runBatch(
   batch: Batch,
   log: BatchLog,
   budget: BatchBudget,
   signal: AbortSignal,
-): Promise<TaskSummary[]> {
+): Promise<BatchOutcome> {
   // Per key and endpoint, the first task whose key was refused (401/403): later tasks using the
   // same key there are not started; tasks on other providers still run.
   const state: BatchState = { refusedKeys: new Map() };
-  return mapWithConcurrency(batch.tasks, batch.concurrency, (task) =>
+  const summaries = await mapWithConcurrency(batch.tasks, batch.concurrency, (task) =>
     runOne(task, { batch, log, budget, signal, state }),
   );
+  return { summaries, refusals: [...state.refusedKeys.values()] };
 }
 
 type BatchContext = {
@@ -56,7 +70,7 @@ type BatchContext = {
   state: BatchState;
 };
 
-type BatchState = { refusedKeys: Map<string, string> };
+type BatchState = { refusedKeys: Map<string, KeyRefusal> };
 
 /** Which key a task sends where: tasks sharing it are refused alike. */
 function keyOf(task: Task): string {
@@ -70,9 +84,10 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
   if (signal.aborted) return notStarted(task, model.name, batch.outDir);
   const spent = budget.exhausted();
   const refusedIn = state.refusedKeys.get(keyOf(task));
+  if (refusedIn !== undefined) refusedIn.notRunCount += 1;
   const skipReason =
     refusedIn !== undefined
-      ? `${REFUSED_KEY_REASON} in task "${refusedIn}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
+      ? `${REFUSED_KEY_REASON} in task "${refusedIn.task.name}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
       : spent === undefined
         ? undefined
         : describeLimit(spent);
@@ -101,7 +116,11 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
         event.category === "authentication" &&
         !state.refusedKeys.has(keyOf(task))
       ) {
-        state.refusedKeys.set(keyOf(task), task.name);
+        state.refusedKeys.set(keyOf(task), {
+          task,
+          status: event.status,
+          notRunCount: 0,
+        });
       }
       log.onEvent(task.name, event);
     },

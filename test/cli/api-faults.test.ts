@@ -111,7 +111,7 @@ describe("model API faults", () => {
     expect(lines.at(-2)).toMatchObject({ type: "system", subtype: "api_error", error_status: 503 });
   });
 
-  test("a refused key is said once: the first task fails, the rest are not started", async () => {
+  test("a refused key is a configuration error: exit 2, the other tasks not started, one message at the end", async () => {
     await using server = await startMockHttpServer();
     await using dir = await tasks(["a", "b", "c"]);
     server.queue(
@@ -136,7 +136,7 @@ describe("model API faults", () => {
       },
     );
 
-    expect(run.exitCode).toBe(1);
+    expect(run.exitCode).toBe(2);
     expect(server.requests).toHaveLength(1);
     expect(await readSummary(dir.path("out/a"))).toMatchObject({
       status: "error",
@@ -149,5 +149,42 @@ describe("model API faults", () => {
       });
     }
     expect(run.stderr.match(/invalid x-api-key/g)).toHaveLength(1);
+    expect(run.stderr.split("\n").at(-1)).toBe(
+      `agent-run: the API refused the key (401) in task "a", so 2 more tasks using it were not run; check ANTHROPIC_API_KEY (the anthropic key sent to ${server.url})`,
+    );
+    expect(run.stderr.match(/agent-run: the API refused the key/g)).toHaveLength(1);
+  });
+
+  test("a key refused on one provider does not stop a task on another whose key is fine", async () => {
+    await using refusing = await startMockHttpServer();
+    await using other = await startMockHttpServer();
+    await using dir = await tasks(["a", "b"]);
+    await writeFile(
+      dir.path("c.yaml"),
+      `prompt: Go.\nworkspace: ws\nmodel: m\nprovider:\n  name: deepseek\n  api: anthropic\n  base_url: ${other.url}\n`,
+    );
+    refusing.queue(
+      httpError(403, { type: "error", error: { type: "permission_error", message: "no" } }),
+    );
+    other.queue(reply().text("c is fine"));
+
+    const run = await runCli(
+      [
+        "-j",
+        "1",
+        ...["a", "b", "c"].map((name) => dir.path(`${name}.yaml`)),
+        "--out",
+        dir.path("out"),
+      ],
+      { env: { ...env(refusing.url), DEEPSEEK_API_KEY: "ds-test-123456" } },
+    );
+
+    expect(run.exitCode).toBe(2);
+    expect([refusing.requests.length, other.requests.length]).toEqual([1, 1]);
+    expect(await readSummary(dir.path("out/b"))).toMatchObject({ status: "skipped" });
+    expect(await readSummary(dir.path("out/c"))).toMatchObject({ status: "completed" });
+    expect(run.stderr.split("\n").at(-1)).toBe(
+      `agent-run: the API refused the key (403) in task "a", so 1 more task using it was not run; check ANTHROPIC_API_KEY (the anthropic key sent to ${refusing.url})`,
+    );
   });
 });

@@ -201,7 +201,8 @@ describe("agent-run against the (msw-mocked) Messages API", () => {
     );
     const run = await runCli([await taskFile(ws.root), "--out", join(dir, "out")], { env: KEY });
 
-    expect(run.exitCode).toBe(1);
+    // A refused key is a configuration error (exit 2); the task itself still ends with error.
+    expect(run.exitCode).toBe(2);
     const summary = await readSummary(join(dir, "out", "task"));
     expect(summary.status).toBe("error");
     expect(String(summary.error)).toMatch(/401.*invalid x-api-key.*ANTHROPIC_API_KEY/);

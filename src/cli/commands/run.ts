@@ -1,10 +1,11 @@
 import { relative, resolve } from "node:path";
 import { BatchBudget } from "../../batch/batch-budget.js";
 import { createBatchLog } from "../../batch/batch-log.js";
-import { type Batch, runBatch } from "../../batch/run-batch.js";
+import { type Batch, type KeyRefusal, runBatch } from "../../batch/run-batch.js";
 import { selectShard } from "../../batch/shard.js";
 import { ConfigError } from "../../errors.js";
 import { formatDuration } from "../../format.js";
+import { endpointHint } from "../../model/endpoint-hints.js";
 import { findPrice, type PriceTable } from "../../model/pricing.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
@@ -22,7 +23,12 @@ import {
   scriptedModels,
 } from "../models.js";
 import { prepareOutDir } from "../out-dir.js";
-import { providerSecrets, settleProvider } from "../provider-setup.js";
+import {
+  endpointOf,
+  providerSecrets,
+  resolveCredentials,
+  settleProvider,
+} from "../provider-setup.js";
 import type { RunOptions } from "../run-flags.js";
 
 /** A batch's outcome: one summary per task, in task-file order. */
@@ -31,7 +37,8 @@ export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
 /**
  * `agent-run run`: validate everything first (task files, replies, key, prices, output folder),
  * then run the tasks with bounded concurrency under the batch budget, print the report and write
- * `report.json`. Throws `AgentRunError`s for bad input.
+ * `report.json`. Throws `AgentRunError`s for bad input, and a `ConfigError` after the report when
+ * the API refused a key (a bad key is a configuration error, as a missing one is).
  */
 export async function runCommand(
   options: RunOptions,
@@ -45,7 +52,7 @@ export async function runCommand(
   const log = createBatchLog(io, options);
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
-  const summaries = await runBatch(batch, log, budget, signal);
+  const { summaries, refusals } = await runBatch(batch, log, budget, signal);
   const wallTimeMs = performance.now() - startedAt;
   const markdown = await writeBatchReport(batch.outDir, summaries, io.redact);
   io.writeOut(markdown);
@@ -53,7 +60,30 @@ export async function runCommand(
     `wall time ${formatDuration(wallTimeMs)}; outputs in ${displayPath(batch.outDir)} (report.json)`,
   );
   await log.onBatchEnd(summaries, markdown, batch.outDir);
+  if (refusals.length > 0) {
+    throw new ConfigError(
+      refusals.map((refusal) => describeRefusal(refusal, io.env)).join("; and "),
+    );
+  }
   return { summaries, wallTimeMs };
+}
+
+/** One refused key, naming the variable and the URL it was sent to (the client's own hint). */
+function describeRefusal(refusal: KeyRefusal, env: Record<string, string | undefined>): string {
+  const { task, status, notRunCount } = refusal;
+  // The run had its key, so this finds it again, naming ANTHROPIC_AUTH_TOKEN when that was sent.
+  const credentials = resolveCredentials([task], env).get(task) ?? {
+    apiKey: undefined,
+    authToken: undefined,
+  };
+  const endpoint = endpointOf(task.provider, credentials);
+  const notRun =
+    notRunCount === 0
+      ? ""
+      : `, so ${notRunCount} more ${notRunCount === 1 ? "task" : "tasks"} using it ${notRunCount === 1 ? "was" : "were"} not run`;
+  // A 401 and a 403 get the same hint; an authentication error without a status is one of them.
+  const hint = endpointHint(endpoint, { kind: "status", status: status ?? 401 });
+  return `the API refused the key${status === null ? "" : ` (${status})`} in task "${task.name}"${notRun}${hint}`;
 }
 
 async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { keys: string[] }> {
