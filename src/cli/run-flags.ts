@@ -47,7 +47,7 @@ export const DEFAULT_CONCURRENCY = 4;
 
 /** What `--help` says of the exit codes; README's table says the same. */
 export const RUN_EXIT_CODES =
-  "Exit codes: 0 every task passed (completed and its checks passed), 1 a task did not, 2 bad usage or input, 3 internal error, 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM).";
+  "Exit codes: 0 every task passed (completed and its checks passed), 1 a task did not, 2 bad usage or input (or the API refused a key), 3 internal error, 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM).";
 
 /** The run command's flags, as a table yargs reads (descriptions show in `--help`). */
 const RUN_FLAGS = {
