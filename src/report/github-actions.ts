@@ -1,6 +1,7 @@
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
+import type { TaskFileProblem } from "../errors.js";
 import { formatCost, formatDuration, oneLine } from "../format.js";
 import { workflowCommand } from "../workflow-commands.js";
 import type { ChangedFile } from "../workspace/changes.js";
@@ -43,6 +44,25 @@ export function annotations(summaries: readonly TaskSummary[]): string[] {
     );
     return summary.status === "completed" ? checkLines : [statusLine, ...checkLines];
   });
+}
+
+/**
+ * `::error` annotations for invalid task files (exit 2): one per problem, at its file, line and
+ * column, so GitHub shows it on the line as the `file:line:col` text shows it in a terminal.
+ */
+export function taskFileAnnotations(problems: readonly TaskFileProblem[]): string[] {
+  return problems.map((problem) =>
+    workflowCommand(
+      "error",
+      {
+        file: problem.file,
+        line: problem.line,
+        col: problem.column,
+        title: "agent-run: invalid task file",
+      },
+      problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`,
+    ),
+  );
 }
 
 function statusAnnotation(summary: TaskSummary): string {
