@@ -142,7 +142,7 @@ export function createGithubReporter(
     onTaskEnd(summary) {
       progress.onTaskEnd(summary);
       if (!isStreamed) {
-        writeCommand(workflowCommand("group", {}, `${summary.name}: ${summary.status}`));
+        writeCommand(workflowCommand("group", {}, groupTitle(summary)));
         for (const line of buffers.get(summary.name) ?? []) io.writeErr(line);
         buffers.delete(summary.name);
       }
@@ -151,6 +151,21 @@ export function createGithubReporter(
     onBatchEnd: (summaries, reportMarkdown, outDir) =>
       writeGithubFiles(io, summaries, reportMarkdown, outDir),
   };
+}
+
+/**
+ * A finished task's group title, saying pass or fail with its checks, so a collapsed log shows the
+ * verdict: `fix: FAILED (completed, checks 1/3)`, `add-farewell: passed (checks 3/3)`.
+ */
+export function groupTitle(summary: TaskSummary): string {
+  const passedChecks = summary.checks.filter((check) => check.passed).length;
+  const checks =
+    summary.checks.length === 0 ? [] : [`checks ${passedChecks}/${summary.checks.length}`];
+  if (summary.passed)
+    return checks.length === 0
+      ? `${summary.name}: passed`
+      : `${summary.name}: passed (${checks[0]})`;
+  return `${summary.name}: FAILED (${[summary.status, ...checks].join(", ")})`;
 }
 
 /** Annotations on stderr, the job summary to `$GITHUB_STEP_SUMMARY`, outputs to `$GITHUB_OUTPUT`. */

@@ -65,6 +65,30 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
     expect(lines.filter((line) => line.startsWith("::group::"))).toHaveLength(3);
   });
 
+  test("with several at once, each group's title says pass or fail, checks included", async () => {
+    await using dir = await batchDir();
+    const run = await runCli(
+      [
+        "--offline",
+        "-j",
+        "3",
+        dir.path("good.yaml"),
+        dir.path("bad.yaml"),
+        dir.path("short.yaml"),
+        "--out",
+        dir.path("out"),
+      ],
+      { env: githubEnv(dir) },
+    );
+
+    const titles = run.stderr.split("\n").filter((line) => line.startsWith("::group::"));
+    expect(titles.sort()).toEqual([
+      "::group::bad: FAILED (completed, checks 1/2)",
+      "::group::good: passed (checks 1/1)",
+      "::group::short: FAILED (max_steps)",
+    ]);
+  });
+
   test("annotations for the failures only, pointing at the failed check's line; a limit is a warning", async () => {
     await using dir = await batchDir();
     const run = await runCli(
