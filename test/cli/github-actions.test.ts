@@ -115,6 +115,29 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
     ]);
   });
 
+  test("past 10 errors, 9 are shown and one says how many more there are and where", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "r.yaml": "- content: [{ type: text, text: done }]\n",
+        "many.yaml": `prompt: Go.\nworkspace: ws\nreplies: r.yaml\nchecks:\n${Array.from({ length: 12 }, (_, i) => `  - file_exists: missing-${i + 1}.txt\n`).join("")}`,
+        "summary.md": "",
+        "output.txt": "",
+      },
+    });
+
+    const run = await runCli(["--offline", dir.path("many.yaml"), "--out", dir.path("out")], {
+      env: githubEnv(dir),
+    });
+
+    const errors = run.stderr.split("\n").filter((line) => line.startsWith("::error"));
+    expect(errors).toHaveLength(10);
+    expect(errors[8]).toContain("missing-9.txt does not exist");
+    expect(errors[9]).toBe(
+      "::error title=agent-run%3A 3 more errors::3 more errors are not shown as annotations (GitHub shows 10); see the job summary",
+    );
+  });
+
   test("a job summary row per task with the changed files, and the step outputs", async () => {
     await using dir = await batchDir();
     await runCli(
