@@ -1,6 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
 import { createRedactor, secretValues } from "../redact.js";
+import { taskFileAnnotations } from "../report/github-actions.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import type { CommandSpec } from "./command-spec.js";
 import { listFlag } from "./flag-values.js";
@@ -142,6 +143,10 @@ function reportFailure(error: unknown, io: CliIo): number {
       `agent-run: ${count} ${count === 1 ? "problem" : "problems"} in the task files; nothing was run`,
     );
     io.writeErr(error.message);
+    if (io.env.GITHUB_ACTIONS === "true") {
+      for (const line of taskFileAnnotations(error.problems))
+        (io.writeCommand ?? io.writeErr)(line);
+    }
     return error.exitCode;
   }
   if (error instanceof AgentRunError) {

@@ -1,6 +1,7 @@
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
+import type { TaskFileProblem } from "../errors.js";
 import { formatCost, formatDuration, oneLine } from "../format.js";
 import { workflowCommand } from "../workflow-commands.js";
 import type { ChangedFile } from "../workspace/changes.js";
@@ -21,35 +22,92 @@ const LIMIT_STATUSES: ReadonlySet<RunStatus> = new Set([
   "skipped",
 ]);
 
+/** GitHub shows at most this many annotations of each level per step, and drops the rest. */
+const MAX_ANNOTATIONS_PER_LEVEL = 10;
+
+type Annotation = {
+  level: "error" | "warning";
+  properties: Readonly<Record<string, string | number>>;
+  message: string;
+};
+
+/**
+ * The annotations as command lines, at most `MAX_ANNOTATIONS_PER_LEVEL` of each level: past that,
+ * the first ones and then one saying how many more there are and `where` to read them all.
+ */
+function capAnnotations(list: readonly Annotation[], where: string): string[] {
+  const hiddenAll: Annotation[] = [];
+  const notes: Annotation[] = [];
+  for (const level of ["error", "warning"] as const) {
+    const ofLevel = list.filter((annotation) => annotation.level === level);
+    if (ofLevel.length <= MAX_ANNOTATIONS_PER_LEVEL) continue;
+    const hidden = ofLevel.slice(MAX_ANNOTATIONS_PER_LEVEL - 1);
+    notes.push({
+      level,
+      properties: { title: `agent-run: ${hidden.length} more ${level}s` },
+      message: `${hidden.length} more ${level}s are not shown as annotations (GitHub shows ${MAX_ANNOTATIONS_PER_LEVEL}); see ${where}`,
+    });
+    hiddenAll.push(...hidden);
+  }
+  return [...list.filter((annotation) => !hiddenAll.includes(annotation)), ...notes].map(
+    (annotation) => workflowCommand(annotation.level, annotation.properties, annotation.message),
+  );
+}
+
 /**
  * `::error` / `::warning` annotations for the tasks that did not pass: one per failed check, at
  * its line in the task file; else one for the status (a warning when a limit stopped the task).
+ * Capped as GitHub caps them; the job summary lists every failure.
  */
 export function annotations(summaries: readonly TaskSummary[]): string[] {
-  return summaries.flatMap((summary) => {
+  const list = summaries.flatMap((summary): Annotation[] => {
     if (summary.passed) return [];
-    const failedChecks = summary.checks.filter((check) => !check.passed);
-    const statusLine = statusAnnotation(summary);
-    const checkLines = failedChecks.map((check) =>
-      workflowCommand(
-        "error",
-        {
-          file: summary.taskFile,
-          line: check.line,
-          title: `agent-run: ${summary.name}: check failed`,
-        },
-        `${check.name}: ${check.message}`,
-      ),
-    );
-    return summary.status === "completed" ? checkLines : [statusLine, ...checkLines];
+    const checkAnnotations = summary.checks
+      .filter((check) => !check.passed)
+      .map(
+        (check): Annotation => ({
+          level: "error",
+          properties: {
+            file: summary.taskFile,
+            line: check.line,
+            title: `agent-run: ${summary.name}: check failed`,
+          },
+          message: `${check.name}: ${check.message}`,
+        }),
+      );
+    return summary.status === "completed"
+      ? checkAnnotations
+      : [statusAnnotation(summary), ...checkAnnotations];
   });
+  return capAnnotations(list, "the job summary");
 }
 
-function statusAnnotation(summary: TaskSummary): string {
+/**
+ * `::error` annotations for invalid task files (exit 2): one per problem, at its file, line and
+ * column, so GitHub shows it on the line as the `file:line:col` text shows it in a terminal.
+ * Capped as GitHub caps them; the step's log lists every problem.
+ */
+export function taskFileAnnotations(problems: readonly TaskFileProblem[]): string[] {
+  const list = problems.map(
+    (problem): Annotation => ({
+      level: "error",
+      properties: {
+        file: problem.file,
+        line: problem.line,
+        col: problem.column,
+        title: "agent-run: invalid task file",
+      },
+      message: problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`,
+    }),
+  );
+  return capAnnotations(list, "the step's log");
+}
+
+function statusAnnotation(summary: TaskSummary): Annotation {
   const level = LIMIT_STATUSES.has(summary.status) ? "warning" : "error";
   const title = `agent-run: ${summary.name}: ${summary.status}`;
   const message = summary.error ?? `the task ended with status ${summary.status}`;
-  return workflowCommand(level, { file: summary.taskFile, title }, message);
+  return { level, properties: { file: summary.taskFile, title }, message };
 }
 
 /**
@@ -122,7 +180,7 @@ export function createGithubReporter(
     onTaskEnd(summary) {
       progress.onTaskEnd(summary);
       if (!isStreamed) {
-        writeCommand(workflowCommand("group", {}, `${summary.name}: ${summary.status}`));
+        writeCommand(workflowCommand("group", {}, groupTitle(summary)));
         for (const line of buffers.get(summary.name) ?? []) io.writeErr(line);
         buffers.delete(summary.name);
       }
@@ -131,6 +189,21 @@ export function createGithubReporter(
     onBatchEnd: (summaries, reportMarkdown, outDir) =>
       writeGithubFiles(io, summaries, reportMarkdown, outDir),
   };
+}
+
+/**
+ * A finished task's group title, saying pass or fail with its checks, so a collapsed log shows the
+ * verdict: `fix: FAILED (completed, checks 1/3)`, `add-farewell: passed (checks 3/3)`.
+ */
+export function groupTitle(summary: TaskSummary): string {
+  const passedChecks = summary.checks.filter((check) => check.passed).length;
+  const checks =
+    summary.checks.length === 0 ? [] : [`checks ${passedChecks}/${summary.checks.length}`];
+  if (summary.passed)
+    return checks.length === 0
+      ? `${summary.name}: passed`
+      : `${summary.name}: passed (${checks[0]})`;
+  return `${summary.name}: FAILED (${[summary.status, ...checks].join(", ")})`;
 }
 
 /** Annotations on stderr, the job summary to `$GITHUB_STEP_SUMMARY`, outputs to `$GITHUB_OUTPUT`. */

@@ -65,6 +65,30 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
     expect(lines.filter((line) => line.startsWith("::group::"))).toHaveLength(3);
   });
 
+  test("with several at once, each group's title says pass or fail, checks included", async () => {
+    await using dir = await batchDir();
+    const run = await runCli(
+      [
+        "--offline",
+        "-j",
+        "3",
+        dir.path("good.yaml"),
+        dir.path("bad.yaml"),
+        dir.path("short.yaml"),
+        "--out",
+        dir.path("out"),
+      ],
+      { env: githubEnv(dir) },
+    );
+
+    const titles = run.stderr.split("\n").filter((line) => line.startsWith("::group::"));
+    expect(titles.sort()).toEqual([
+      "::group::bad: FAILED (completed, checks 1/2)",
+      "::group::good: passed (checks 1/1)",
+      "::group::short: FAILED (max_steps)",
+    ]);
+  });
+
   test("annotations for the failures only, pointing at the failed check's line; a limit is a warning", async () => {
     await using dir = await batchDir();
     const run = await runCli(
@@ -89,6 +113,29 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
       `::error file=${dir.path("bad.yaml").replace(/:/g, "%3A")},line=6,title=agent-run%3A bad%3A check failed::says bye: out.txt does not contain "bye"`,
       `::warning file=${dir.path("short.yaml").replace(/:/g, "%3A")},title=agent-run%3A short%3A max_steps::max_steps reached (1 of 1 steps); raise limits.max_steps or --max-steps`,
     ]);
+  });
+
+  test("past 10 errors, 9 are shown and one says how many more there are and where", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "r.yaml": "- content: [{ type: text, text: done }]\n",
+        "many.yaml": `prompt: Go.\nworkspace: ws\nreplies: r.yaml\nchecks:\n${Array.from({ length: 12 }, (_, i) => `  - file_exists: missing-${i + 1}.txt\n`).join("")}`,
+        "summary.md": "",
+        "output.txt": "",
+      },
+    });
+
+    const run = await runCli(["--offline", dir.path("many.yaml"), "--out", dir.path("out")], {
+      env: githubEnv(dir),
+    });
+
+    const errors = run.stderr.split("\n").filter((line) => line.startsWith("::error"));
+    expect(errors).toHaveLength(10);
+    expect(errors[8]).toContain("missing-9.txt does not exist");
+    expect(errors[9]).toBe(
+      "::error title=agent-run%3A 3 more errors::3 more errors are not shown as annotations (GitHub shows 10); see the job summary",
+    );
   });
 
   test("a job summary row per task with the changed files, and the step outputs", async () => {
@@ -161,6 +208,29 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
     expect(await readFile(dir.path("summary.md"), "utf8")).toContain(
       "| run.sh | modified, mode 100644 → 100755 | +0 −0 |",
     );
+  });
+
+  test("invalid task files (exit 2): one ::error per problem at its file, line and column, values escaped", async () => {
+    await using dir = await tmpWorkspace({
+      files: {
+        "ws/a.txt": "a\n",
+        "typo.yaml": "prompt: Go.\nworkspace: ws\nlimits:\n  max_steps: many\n",
+        "hostile,x:y.yaml": 'prompt: Go.\nworkspace: ws\n"x\\n::error::pwned,a=b": 1\n',
+      },
+    });
+
+    const run = await runCli(
+      ["--offline", dir.path("typo.yaml"), dir.path("hostile,x:y.yaml"), "--out", dir.path("out")],
+      { env: githubEnv(dir) },
+    );
+
+    expect(run.exitCode).toBe(2);
+    const file = (name: string) => dir.path(name).replace(/:/g, "%3A").replace(/,/g, "%2C");
+    expect(run.stderr.split("\n").filter((line) => line.startsWith("::"))).toEqual([
+      `::error file=${file("hostile,x:y.yaml")},line=3,col=1,title=agent-run%3A invalid task file::x%0A::error::pwned,a=b: unknown field "x\\n::error::pwned,a=b"; expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `::error file=${file("typo.yaml")},line=4,col=14,title=agent-run%3A invalid task file::limits.max_steps: expected a positive integer, got "many"`,
+    ]);
+    expect(run.stderr).not.toMatch(/^::error::pwned/m);
   });
 
   test("outside GitHub Actions none of it is written", async () => {
