@@ -17,7 +17,7 @@ import {
 import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
 import { type Endpoint, endpointHint, NotEventStreamError } from "./endpoint-hints.js";
-import { MalformedReplyError } from "./message-accumulator.js";
+import { MalformedReplyError } from "./malformed-reply.js";
 import {
   type CompleteOptions,
   ModelError,

@@ -17,7 +17,8 @@ import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.j
 import { CLIPPED_CONSOLE } from "./clipped-console.js";
 import { type Endpoint, isEventStream, NotEventStreamError } from "./endpoint-hints.js";
 import { limitBodyBytes } from "./limit-body-bytes.js";
-import { createMessageAccumulator, MalformedReplyError } from "./message-accumulator.js";
+import { MalformedReplyError } from "./malformed-reply.js";
+import { createMessageAccumulator } from "./message-accumulator.js";
 import {
   type ApiMessage,
   type AssistantBlock,

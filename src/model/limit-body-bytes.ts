@@ -1,4 +1,4 @@
-import { MalformedReplyError } from "./message-accumulator.js";
+import { MalformedReplyError } from "./malformed-reply.js";
 import { REPLY_LIMITS } from "./reply-limits.js";
 
 /** Statuses a `Response` may not be built with a body for. */

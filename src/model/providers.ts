@@ -1,4 +1,4 @@
-import type { OpenAICompat } from "./openai/compat.js";
+import { DEFAULT_OPENAI_COMPAT, type OpenAICompat } from "./openai/compat.js";
 
 /** The wire format a provider speaks. */
 export type ProviderApi = "anthropic" | "openai";
@@ -94,14 +94,7 @@ const OPENAI_COMPLETION_TOKENS_MODEL = /^(o\d|gpt-5)/;
 
 /** The compat settings a preset starts from for `model`; a task's `compat:` overrides them. */
 export function presetCompat(name: ProviderName, model: string): OpenAICompat {
-  const base: OpenAICompat = {
-    streamUsage: true,
-    maxTokensField: "max_tokens",
-    developerRole: false,
-    strictTools: false,
-    sendToolChoice: false,
-    reasoningSendBack: false,
-  };
+  const base = DEFAULT_OPENAI_COMPAT;
   // A model behind a gateway is often named "openai/o3": match the part after the slash.
   const bare = model.slice(model.lastIndexOf("/") + 1);
   switch (name) {

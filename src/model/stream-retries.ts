@@ -1,7 +1,7 @@
 import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
 import { sleep } from "./abortable-sleep.js";
-import { MalformedReplyError } from "./message-accumulator.js";
+import { MalformedReplyError } from "./malformed-reply.js";
 import type { CompleteOptions } from "./model-client.js";
 
 /** How one client retries a reply stream that broke after it started. */

@@ -7,6 +7,7 @@ import { createAnthropicModel } from "../../src/model/anthropic.js";
 import { LEFT_OUT_TURN_TEXT, type Reasoning } from "../../src/model/model-client.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { bindingProblem, useBindingMessagesApi } from "../helpers/binding-messages-api.js";
+import { MOCKED_MESSAGES_URL } from "../helpers/model-server.js";
 
 const api = useBindingMessagesApi();
 
@@ -212,7 +213,8 @@ describe("signed reasoning in a tool loop (Messages API)", () => {
       maxRetries: 0,
       endpoint: {
         provider: "deepseek",
-        baseURL: "https://api.anthropic.com",
+        // msw's URL: the double answers it, and nothing leaves the process.
+        baseURL: new URL(MOCKED_MESSAGES_URL).origin,
         apiKeyEnv: "DEEPSEEK_API_KEY",
       },
     });

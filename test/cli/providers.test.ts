@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { PROVIDER_PRESETS } from "../../src/model/providers.js";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { httpError, reply } from "../helpers/replies.js";
@@ -90,7 +91,7 @@ describe("provider configuration, as the user sees it (spawned CLI)", () => {
     expect(run.stderr).toBe(
       [
         "agent-run: 2 tasks have no API key set; nothing was run",
-        `${dir.path("claude.yaml")}:1:1: ANTHROPIC_API_KEY is not set; export it (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token) to run task "claude" against https://api.anthropic.com, or add --offline to play the task's scripted replies`,
+        `${dir.path("claude.yaml")}:1:1: ANTHROPIC_API_KEY is not set; export it (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token) to run task "claude" against ${PROVIDER_PRESETS.anthropic.baseURL}, or add --offline to play the task's scripted replies`,
         `${dir.path("ds-high.yaml")}:5:1: provider: DEEPSEEK_API_KEY is not set; export it to run task "ds-high" against https://api.deepseek.com, or add --offline to play the task's scripted replies`,
       ].join("\n"),
     );

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { PROVIDER_PRESETS } from "../../src/model/providers.js";
 import { useModelServer } from "../helpers/model-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { httpError, reply } from "../helpers/replies.js";
@@ -242,7 +243,7 @@ describe("agent-run against the (msw-mocked) Messages API", () => {
 
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(
-      `agent-run: ${file}:1:1: ANTHROPIC_API_KEY is not set; export it (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token) to run task "task" against https://api.anthropic.com, or add --offline`,
+      `agent-run: ${file}:1:1: ANTHROPIC_API_KEY is not set; export it (or ANTHROPIC_AUTH_TOKEN, for a gateway that takes a Bearer token) to run task "task" against ${PROVIDER_PRESETS.anthropic.baseURL}, or add --offline`,
     );
     expect(existsSync(join(dir, "out"))).toBe(false);
     expect(server.requests).toHaveLength(0);

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  createMessageAccumulator,
-  MalformedReplyError,
-  type StreamEvent,
-} from "../../src/model/message-accumulator.js";
+import { MalformedReplyError } from "../../src/model/malformed-reply.js";
+import { createMessageAccumulator, type StreamEvent } from "../../src/model/message-accumulator.js";
 import type { ReplyLimits } from "../../src/model/reply-limits.js";
 
 const START: StreamEvent = {

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIError, APIUserAbortError } from "openai/error";
 import { messageOf } from "../../errors.js";
 import { clip } from "../../format.js";
-import { MalformedReplyError } from "../message-accumulator.js";
+import { MalformedReplyError } from "../malformed-reply.js";
 import { ModelError, type ModelErrorCategory } from "../model-client.js";
 
 // How the openai SDK's failures are told apart (by status, as its error classes are), in the

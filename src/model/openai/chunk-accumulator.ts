@@ -1,6 +1,6 @@
 import { clip } from "../../format.js";
 import { nestsDeeperThan } from "../../json-depth.js";
-import { MalformedReplyError } from "../message-accumulator.js";
+import { MalformedReplyError } from "../malformed-reply.js";
 import type { ReplyLimits } from "../reply-limits.js";
 import { makeCallId } from "./tool-names.js";
 

@@ -1,7 +1,7 @@
 import OpenAI, { type ClientOptions } from "openai";
 import { clip } from "../../format.js";
 import { CLIPPED_CONSOLE } from "../clipped-console.js";
-import { MalformedReplyError } from "../message-accumulator.js";
+import { MalformedReplyError } from "../malformed-reply.js";
 import { type CompleteOptions, type ModelClient, toModelReply } from "../model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "../reply-limits.js";
 import { withStreamRetries } from "../stream-retries.js";
