@@ -359,7 +359,10 @@ describe("the agent-run binary, offline, in place with --out inside the workspac
     // Whichever task asks first sleeps in bash; the other's key is refused.
     server.queue(reply().toolUse("bash", { command: `echo $$ > ${pidFile}; sleep 5` }));
     server.queue(
-      httpError(401, { type: "error", error: { type: "authentication_error", message: "bad key" } }),
+      httpError(401, {
+        type: "error",
+        error: { type: "authentication_error", message: "bad key" },
+      }),
     );
     const files = ["one", "two"].map((name) => join(dir, `${name}.yaml`));
     for (const [index, file] of files.entries()) {
