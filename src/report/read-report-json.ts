@@ -3,7 +3,7 @@ import { ConfigError } from "../errors.js";
 import { compareNames, computeTotals, type Report, type ReportTask } from "./aggregate.js";
 import { parseVersionedJson } from "./json-issue.js";
 import { REPORT_VERSION } from "./report-json.js";
-import { TaskNameJsonSchema, UsageJsonSchema } from "./run-summary.js";
+import { LimitExceededJsonSchema, TaskNameJsonSchema, UsageJsonSchema } from "./run-summary.js";
 
 // Reading `report.json` back (merging shards, comparing reports): apart from writing it, so that a
 // run, which only writes one, does not build these schemas.
@@ -34,6 +34,7 @@ const TaskJsonSchema = z
         output: z.string().nullable(),
       }),
     ),
+    limit_exceeded_by_final_reply: LimitExceededJsonSchema.nullable().default(null),
   })
   .transform(
     (task): ReportTask => ({
@@ -51,6 +52,7 @@ const TaskJsonSchema = z
       changedFileCount: task.changed_file_count,
       checkCount: task.check_count,
       failedChecks: task.failed_checks,
+      limitExceededByFinalReply: task.limit_exceeded_by_final_reply,
     }),
   );
 

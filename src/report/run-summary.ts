@@ -50,6 +50,14 @@ const CheckSchema = z
     durationMs: check.duration_ms,
   }));
 
+/** `limit_exceeded_by_final_reply`, as `summary.json` and `report.json` write it. */
+export const LimitExceededJsonSchema = z
+  .looseObject({ limit: z.string().min(1), used: z.number(), max: z.number() })
+  .transform(({ limit, used, max }) => ({ limit, used, max }));
+
+/** The figures of a limit a completed run's final answer went past. */
+export type LimitExceededJson = z.infer<typeof LimitExceededJsonSchema>;
+
 /**
  * `summary.json` as the report reads it: the fields it needs, extra ones allowed. `status` is any
  * string so that statuses added later (`skipped`, `budget`) still load. Summaries written before
@@ -71,6 +79,7 @@ const RunSummarySchema = z
     duration_ms: z.number().nonnegative(),
     changed_files: z.array(z.looseObject({ path: z.string() })),
     checks: z.array(CheckSchema).default([]),
+    limit_exceeded_by_final_reply: LimitExceededJsonSchema.nullable().default(null),
   })
   .transform((run) => ({
     name: run.name,
@@ -86,6 +95,7 @@ const RunSummarySchema = z
     durationMs: run.duration_ms,
     changedFileCount: run.changed_files.length,
     checks: run.checks,
+    limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
   }));
 
 /** One check of a run, as `summary.json` recorded it. */
