@@ -8,7 +8,7 @@ import { reportJson } from "./report-json.js";
 
 /**
  * Rebuilds `DIR/report.json` from every run folder in `outDir` (after a replay or resume changed
- * some of them), so it stays the report of the whole folder; returns its Markdown table.
+ * some of them), so it stays the report of the whole folder; returns its table as plain text.
  */
 export async function refreshFolderReport(
   outDir: string,
@@ -16,5 +16,5 @@ export async function refreshFolderReport(
 ): Promise<string> {
   const report = redactStrings(buildReport(await loadRunSummaries([outDir])), redact);
   await writeFileAtomic(join(outDir, "report.json"), reportJson(report));
-  return formatReportMarkdown(report);
+  return formatReportMarkdown(report, "plain");
 }
