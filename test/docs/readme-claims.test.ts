@@ -143,6 +143,17 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     expect(comparableOutput(quickStart.stdout.trimEnd())).toEqual(comparableOutput(shown.text));
   });
 
+  test("its progress lines for fix-failing-test are the ones README shows, durations aside", () => {
+    const shown = fencedBlocks(README).find((block) =>
+      block.text.startsWith("[fix-failing-test] started ("),
+    );
+    const lines = quickStart.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("[fix-failing-test] "))
+      .join("\n");
+    expect(comparableOutput(lines)).toEqual(comparableOutput(shown?.text ?? ""));
+  });
+
   test("agent-run on PATH runs the examples offline", async () => {
     const block = blockStartingWith(README, 'agent-run --offline "tasks/*.yaml"');
     const run = await box.sh(`${block.text} --out on-path`);
@@ -180,6 +191,15 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
 
     const git = "git -c user.name=t -c user.email=t@t";
     await box.sh(`git init -q && ${git} add tasks fixtures && ${git} commit -qm start`);
+    const inSubfolder = await box.sh(
+      "git apply -v ../../../agent-runs/add-farewell/changes.patch",
+      {},
+      join(box.root, "fixtures/workspaces/greeter"),
+    );
+    expect([inSubfolder.code, inSubfolder.stderr]).toEqual([
+      0,
+      expect.stringContaining("Skipped patch"),
+    ]);
     const second = await box.sh(inside);
     expect(second.code).toBe(0);
     expect(await treeContents(join(box.root, "fixtures/workspaces/greeter"))).toEqual(expected);
@@ -197,6 +217,21 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     expect(comparableOutput(run.stdout.trimEnd())).toEqual(
       comparableOutput(session?.output.join("\n") ?? ""),
     );
+  });
+
+  test("the JUnit example is what report --junit writes for that max_steps run", async () => {
+    const shown = fencedBlocks(README).find((block) => block.lang === "xml")?.text ?? "";
+    await box.sh("agent-run report new --junit new.xml");
+    const xml = await readFile(join(box.root, "new.xml"), "utf8");
+    const written = /^ *<testcase classname="tasks\/fix-failing-test"[\s\S]*?<\/testcase>/m.exec(
+      xml,
+    );
+    const comparable = (text: string) =>
+      text
+        .replace(/time="[\d.]+"/, 'time="T"')
+        .split("\n")
+        .map((line) => line.trim());
+    expect(comparable(written?.[0] ?? "")).toEqual(comparable(shown));
   });
 
   test("resume and replay: each command's exit code and status as its comment says", async () => {
