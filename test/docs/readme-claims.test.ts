@@ -50,6 +50,13 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
   },
 };
 
+/** The block of `doc` that BLOCKS labels `label`. */
+function blockLabelled(doc: keyof typeof BLOCKS, label: string) {
+  const firstLine = Object.entries(BLOCKS[doc]).find(([, value]) => value === label)?.[0];
+  if (firstLine === undefined) throw new Error(`BLOCKS labels no ${doc} block ${label}`);
+  return blockStartingWith(doc === "README.md" ? README : CI_DOC, firstLine);
+}
+
 /** Commands inside the run blocks that the tests leave out, and why. */
 const NOT_RUN = {
   "npm ci": "installs from the registry; the suite runs on this checkout's node_modules",
@@ -103,7 +110,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
   let quickStart: Awaited<ReturnType<DocSandbox["sh"]>>;
   beforeAll(async () => {
     box = await docSandbox();
-    const block = blockStartingWith(README, Object.keys(BLOCKS["README.md"])[0] ?? "");
+    const block = blockLabelled("README.md", "quick start");
     quickStart = await box.sh(block.text.replace("npm ci && npm run build && ", ""));
   }, 120_000);
   afterAll(async () => {
@@ -154,6 +161,26 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     expect(comparableOutput(lines)).toEqual(comparableOutput(shown?.text ?? ""));
   });
 
+  test("docs/transcript.md's jq one-liners run on the quick start's transcripts", async () => {
+    const doc = await readFile("docs/transcript.md", "utf8");
+    const block = blockStartingWith(doc, "# the final status of every task of a batch");
+    const recipes = block.text.split("\n").filter((line) => line.startsWith("jq "));
+    const runs = await Promise.all(
+      recipes.map((recipe) =>
+        box.sh(recipe.replace("agent-runs/x/", "agent-runs/fix-failing-test/")),
+      ),
+    );
+    const [results, commands, failedChecks] = runs;
+
+    expect(runs.map((run) => [run.code, run.stderr])).toEqual(recipes.map(() => [0, ""]));
+    expect(results?.stdout.trimEnd().split("\n")).toHaveLength(6);
+    expect(results?.stdout).toMatch(
+      /^\{"status":"completed","num_turns":5,"total_cost_usd":0\.014345\}$/m,
+    );
+    expect(commands?.stdout).toBe("1 exit 0\n4 exit 0\n");
+    expect(failedChecks?.stdout).toBe("");
+  });
+
   test("agent-run on PATH runs the examples offline", async () => {
     const block = blockStartingWith(README, 'agent-run --offline "tasks/*.yaml"');
     const run = await box.sh(`${block.text} --out on-path`);
@@ -163,7 +190,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
   });
 
   test("validation prints what README shows, with exit 2", async () => {
-    const block = blockStartingWith(README, Object.keys(BLOCKS["README.md"])[4] ?? "");
+    const block = blockLabelled("README.md", "validation");
     const [session] = sessionCommands(block);
     const run = await box.sh(session?.command ?? "");
 
@@ -235,7 +262,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
   });
 
   test("resume and replay: each command's exit code and status as its comment says", async () => {
-    const block = blockStartingWith(README, Object.keys(BLOCKS["README.md"])[7] ?? "");
+    const block = blockLabelled("README.md", "resume and replay");
     const sessions = sessionCommands(block).map((session) => ({
       ...session,
       command: session.command.replaceAll("/tmp/", `${box.root}/`),
@@ -369,7 +396,7 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
   });
 
   test("sharding: each shard's line, then the merged report as shown", async () => {
-    const block = blockStartingWith(CI_DOC, Object.keys(BLOCKS["docs/ci.md"])[1] ?? "");
+    const block = blockLabelled("docs/ci.md", "sharding");
     const [loop, report] = sessionCommands(block);
     const shards = await box.sh(loop?.command ?? "");
     const merged = await box.sh(report?.command ?? "");
