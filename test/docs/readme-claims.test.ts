@@ -440,7 +440,7 @@ async function startSleepingTask(box: DocSandbox) {
     "prompt: Wait.\nworkspace: fixtures/workspaces/greeter\nreplies: sleepy.replies.yaml\n",
   );
   const running = box.start("exec agent-run --offline sleepy.yaml --out sleepy-out");
-  await readPidFile(join(box.root, "sleepy-out/sleepy/workspace/pid.txt"));
+  await readPidFile(join(box.root, "sleepy-out/sleepy/workspace/pid.txt"), 60_000);
   return running;
 }
 

@@ -95,6 +95,7 @@ export type DocSandbox = AsyncDisposable & {
   start(script: string): { pid: number | undefined; done: Promise<ShellRun> };
 };
 
+/** Makes a DocSandbox in the system's temporary folder; dispose of it to remove it. */
 export async function docSandbox(): Promise<DocSandbox> {
   const root = await mkdtemp(join(tmpdir(), "agent-run-docs-"));
   for (const folder of ["tasks", "fixtures", "schema"]) {

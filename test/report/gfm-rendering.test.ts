@@ -58,7 +58,7 @@ beforeAll(async () => {
   jobSummary = await readFile(join(dir, "summary.md"), "utf8");
   reportStdout = (await runCli(["report", join(dir, "out")])).stdout;
   checks = (await readSummary(join(dir, "out", TASK))).checks as typeof checks;
-});
+}, 120_000);
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
