@@ -1,16 +1,18 @@
 import { relative } from "node:path";
 import { formatDuration } from "../format.js";
+import type { Report } from "../report/aggregate.js";
+import { formatReportMarkdown } from "../report/markdown.js";
 import type { CliIo } from "./io.js";
 
 /**
- * The end of a batch on stdout, as `run` and `resume` print it: the report's table (of the
- * folder's `report.json`), then the wall time and where the outputs are.
+ * The end of a batch on stdout, as `run` and `resume` print it: the report's table as plain text
+ * (the folder's `report.json`), then the wall time and where the outputs are.
  */
 export function printBatchEnd(
   io: CliIo,
-  end: { markdown: string; outDir: string; wallTimeMs: number },
+  end: { report: Report; outDir: string; wallTimeMs: number },
 ): void {
-  io.writeOut(end.markdown);
+  io.writeOut(formatReportMarkdown(end.report, "plain"));
   io.writeOut(
     `wall time ${formatDuration(end.wallTimeMs)}; outputs in ${displayPath(end.outDir)} (report.json)`,
   );

@@ -3,6 +3,7 @@ import { ConfigError } from "../../errors.js";
 import { isSameOrInside, resolveRealPath } from "../../fs/real-path.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
 import { refreshFolderReport } from "../../report/folder-report.js";
+import { formatReportMarkdown } from "../../report/markdown.js";
 import { isReplaceable, RUN_MARKER_FILE, TRANSCRIPT_FILE } from "../../run/run-folder.js";
 import { loadTasks } from "../../task/load-task.js";
 import type { Task } from "../../task/schema.js";
@@ -77,7 +78,7 @@ export async function replayCommand(
   }
   refuseDuplicateRunDirs(jobs);
   const outcomes = await runReplayJobs(jobs, args, io, signal, task);
-  io.writeOut((await refreshFolderReport(outDir, io.redact)).markdown);
+  io.writeOut(formatReportMarkdown(await refreshFolderReport(outDir, io.redact), "plain"));
   io.writeOut(`outputs in ${outDir}`);
   const isStrictFailure = args.isStrict && outcomes.some((outcome) => outcome.divergentSteps > 0);
   return isStrictFailure || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;

@@ -37,8 +37,8 @@ export async function resumeCommand(
   const wallTimeMs = performance.now() - startedAt;
   let isBatchFailed = false;
   for (const outDir of new Set(jobs.map((job) => dirname(job.runDir)))) {
-    const { report, markdown } = await refreshFolderReport(outDir, io.redact);
-    printBatchEnd(io, { markdown, outDir, wallTimeMs });
+    const report = await refreshFolderReport(outDir, io.redact);
+    printBatchEnd(io, { report, outDir, wallTimeMs });
     if (batches.has(outDir) && report.totals.failed > 0) isBatchFailed = true;
   }
   return isBatchFailed || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;

@@ -8,6 +8,7 @@ import { endpointHint } from "../../model/endpoint-hints.js";
 import { findPrice, type PriceTable } from "../../model/pricing.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
+import { formatReportMarkdown } from "../../report/markdown.js";
 import type { TaskSummary } from "../../report/summary.js";
 import { loadTasks } from "../../task/load-task.js";
 import type { Task } from "../../task/schema.js";
@@ -54,9 +55,10 @@ export async function runCommand(
   const startedAt = performance.now();
   const { summaries, refusals } = await runBatch(batch, log, budget, signal);
   const wallTimeMs = performance.now() - startedAt;
-  const markdown = await writeBatchReport(batch.outDir, summaries, io.redact);
-  printBatchEnd(io, { markdown, outDir: batch.outDir, wallTimeMs });
-  await log.onBatchEnd(summaries, markdown, batch.outDir);
+  const report = await writeBatchReport(batch.outDir, summaries, io.redact);
+  printBatchEnd(io, { report, outDir: batch.outDir, wallTimeMs });
+  // The log is read as text; the job summary is rendered, so only it is escaped as Markdown.
+  await log.onBatchEnd(summaries, formatReportMarkdown(report), batch.outDir);
   if (refusals.length > 0) {
     throw new ConfigError(
       refusals.map((refusal) => describeRefusal(refusal, io.env)).join("; and "),
