@@ -7,6 +7,9 @@ const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
 /** The inline flags a leading group may hold, as JavaScript's flags of the same letter. */
 const SUPPORTED_FLAGS = new Set(["i", "m", "s"]);
 
+/** A leading group of supported flags only, as a JSON Schema pattern (the task schema's). */
+export const FLAG_GROUP_PATTERN = `^\\(\\?[${[...SUPPORTED_FLAGS].join("")}]+\\)`;
+
 /** What a check's regex may be, for the messages that refuse one. */
 const SUPPORTED_SYNTAX =
   "a check's regex is a JavaScript regular expression, optionally starting with one flag group: (?i) ignores case, (?m) makes ^ and $ match at each line, (?s) lets . match line breaks, combined as (?ims)";
