@@ -7,6 +7,12 @@ const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
 /** The inline flags a leading group may hold, as JavaScript's flags of the same letter. */
 const SUPPORTED_FLAGS = new Set(["i", "m", "s"]);
 
+/**
+ * An unescaped `\Z`: Python's end of text, a plain "Z" in JavaScript, so a silent mistake. JSON
+ * Schema's `format: "regex"` (ajv-formats) refuses it too.
+ */
+const END_ANCHOR_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\Z/;
+
 /** A leading group of supported flags only, as a JSON Schema pattern (the task schema's). */
 export const FLAG_GROUP_PATTERN = `^\\(\\?[${[...SUPPORTED_FLAGS].join("")}]+\\)`;
 
@@ -21,6 +27,11 @@ const SUPPORTED_SYNTAX =
  * @throws SyntaxError when the pattern is not a valid regular expression or names another flag.
  */
 export function compileCheckPattern(pattern: string): RegExp {
+  if (END_ANCHOR_ESCAPE.test(pattern)) {
+    throw new SyntaxError(
+      '\\Z is not JavaScript syntax (it matches a plain "Z"); write $ for the end of the text',
+    );
+  }
   const group = LEADING_FLAGS.exec(pattern);
   if (group?.[1] === undefined) return new RegExp(pattern);
   const letters = [...new Set(group[1])];

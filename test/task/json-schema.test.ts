@@ -141,8 +141,17 @@ describe("taskJsonSchema under Ajv strict: the same verdict as the runner on eac
 
   test("regexes: format regex, or a leading flag group the runner supports", () => {
     const values = ["return a \\+ b", "(?i)done", "(?ims)^ok$", "(?x)done", "[unclosed", "(a"];
+    const build = (regex: unknown) => ({ checks: [{ final_text_matches: regex }] });
 
-    expectAgreement(agree(values, (regex) => ({ checks: [{ final_text_matches: regex }] })));
+    expectAgreement(agree([...values, "done\\Z", "a\\\\Z"], build));
+    // Beyond the schema: the rest of a pattern with a flag group, and a \Z where ajv-formats looks for none.
+    expect(
+      ["(?i)[unclosed", "(?i)done\\Z", "\\Zulu"].map((regex) => verdicts(build(regex))),
+    ).toEqual([
+      [true, false],
+      [true, false],
+      [true, false],
+    ]);
   });
 
   test("prompts, check names and run commands: not blank", () => {
