@@ -29,7 +29,15 @@ describe("compileCheckPattern", () => {
   });
 
   test("patternProblem says why a pattern does not compile, naming the flag syntax, or nothing", () => {
-    const patterns = ["return (a", "(?i)[z-a]", "fixed(?i)", "(?x)a b", "(?i)a(?s:b)", "ok\\Z", "ok"];
+    const patterns = [
+      "return (a",
+      "(?i)[z-a]",
+      "fixed(?i)",
+      "(?x)a b",
+      "(?i)a(?s:b)",
+      "ok\\Z",
+      "ok",
+    ];
 
     const problems = patterns.map(patternProblem);
 
