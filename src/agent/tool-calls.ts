@@ -90,6 +90,8 @@ export async function runToolCalls(
       durationMs: Math.round(performance.now() - startedAt),
       exitCode: "exitCode" in result ? result.exitCode : undefined,
       recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
+      // Only a call that ran can have been cut short; an answered one was never started.
+      isInterrupted: ctx.signal.aborted && !isCutOff && !isTooDeep,
     });
   }
   return { results, loop: undefined };

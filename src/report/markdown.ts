@@ -1,3 +1,4 @@
+import { limitFigures } from "../agent/limit-text.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import { type Report, type ReportTask, type ReportTotals, shownCostUsd } from "./aggregate.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
@@ -19,18 +20,33 @@ const COLUMNS: readonly Column[] = [
 
 /**
  * The report as Markdown for stdout, job summaries and pull requests: a padded table (one row per
- * task, then totals), a one-line verdict, and the failures (failed checks, else the status).
+ * task, then totals), a one-line verdict, the failures (failed checks, else the status), and
+ * notes on completed tasks whose final answer went past a limit.
  */
 export function formatReportMarkdown(report: Report): string {
   const rows = report.tasks.map(taskRow);
   rows.push(totalsRow(report.totals));
   const failures = report.tasks.flatMap(failureLines);
+  const notes = report.tasks.flatMap(noteLines);
   return [
     formatMarkdownTable(COLUMNS, rows),
     "",
     verdictLine(report.totals),
     ...(failures.length === 0 ? [] : ["", "Failures:", ...failures]),
+    ...(notes.length === 0 ? [] : ["", "Notes:", ...notes]),
   ].join("\n");
+}
+
+/** `- task: its final reply went past max_tokens (1,234 of 1,000 tokens); no further call was made`. */
+function noteLines(task: ReportTask): string[] {
+  const exceeded = task.limitExceededByFinalReply;
+  if (exceeded === null || (exceeded.limit !== "max_tokens" && exceeded.limit !== "max_cost")) {
+    return [];
+  }
+  const figures = limitFigures({ ...exceeded, limit: exceeded.limit });
+  return [
+    `- ${markdownText(task.name)}: its final reply went past ${exceeded.limit} ${figures}; it completed, as no further call was made`,
+  ];
 }
 
 /** `2/3 passed (66.7%), 32,821 tokens, $0.0421`, noting tasks whose cost is unknown. */

@@ -5,11 +5,15 @@ import { parseVersionedJson } from "./json-issue.js";
 import { REPORT_VERSION } from "./report-json.js";
 import { ReportTaskJsonSchema } from "./report-json-schema.js";
 import { UsageReadSchema } from "./run-summary.js";
+import { LimitExceededReadSchema } from "./summary-json-schema.js";
 
 // Reading `report.json` back (merging shards, comparing reports): apart from writing it, so that a
 // run, which only writes one, does not build these schemas.
 
-const TaskJsonSchema = ReportTaskJsonSchema.extend({ usage: UsageReadSchema }).transform(
+const TaskJsonSchema = ReportTaskJsonSchema.extend({
+  usage: UsageReadSchema,
+  limit_exceeded_by_final_reply: LimitExceededReadSchema.nullable().default(null),
+}).transform(
   (task): ReportTask => ({
     name: task.name,
     taskFile: task.task_file,
@@ -25,6 +29,7 @@ const TaskJsonSchema = ReportTaskJsonSchema.extend({ usage: UsageReadSchema }).t
     changedFileCount: task.changed_file_count,
     checkCount: task.check_count,
     failedChecks: task.failed_checks,
+    limitExceededByFinalReply: task.limit_exceeded_by_final_reply,
   }),
 );
 

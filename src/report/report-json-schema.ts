@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { REPORT_VERSION } from "./report-json.js";
-import { TaskNameJsonSchema, UsageJsonSchema } from "./summary-json-schema.js";
+import {
+  LimitExceededReadSchema,
+  TaskNameJsonSchema,
+  UsageJsonSchema,
+} from "./summary-json-schema.js";
 
 // `report.json` as agent-run writes it: `reportJson` is typed by this schema, the reader extends
 // its task entries, and `npm run schema` publishes it as schema/report.schema.json.
@@ -35,6 +39,7 @@ export const ReportTaskJsonSchema = z.object({
       output: z.string().nullable(),
     }),
   ),
+  limit_exceeded_by_final_reply: LimitExceededReadSchema.optional(),
 });
 
 const TotalsJsonSchema = z

@@ -50,5 +50,8 @@ function taskJson(task: ReportTask): ReportJson["tasks"][number] {
     changed_file_count: task.changedFileCount,
     check_count: task.checkCount,
     failed_checks: task.failedChecks,
+    ...(task.limitExceededByFinalReply === null
+      ? {}
+      : { limit_exceeded_by_final_reply: task.limitExceededByFinalReply }),
   };
 }

@@ -2,7 +2,12 @@ import { z } from "zod";
 import type { Usage } from "../model/model-client.js";
 import { parseVersionedJson } from "./json-issue.js";
 import { SUMMARY_VERSION } from "./summary.js";
-import { CheckJsonSchema, SummaryJsonSchema, UsageJsonSchema } from "./summary-json-schema.js";
+import {
+  CheckJsonSchema,
+  LimitExceededReadSchema,
+  SummaryJsonSchema,
+  UsageJsonSchema,
+} from "./summary-json-schema.js";
 
 /** `usage` read back as a `Usage`. */
 export const UsageReadSchema = UsageJsonSchema.transform(
@@ -28,6 +33,9 @@ const CheckSchema = CheckJsonSchema.extend({
   durationMs: check.duration_ms,
 }));
 
+/** The figures of a limit a completed run's final answer went past. */
+export type LimitExceededJson = z.infer<typeof LimitExceededReadSchema>;
+
 /**
  * `summary.json` as the report reads it: the fields it needs, picked from the written shape, extra
  * ones ignored. `status` is any string so that statuses added later still load; `changed_files`
@@ -50,6 +58,7 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     usage: UsageReadSchema,
     changed_files: z.array(z.looseObject({ path: z.string() })),
     checks: z.array(CheckSchema).default([]),
+    limit_exceeded_by_final_reply: LimitExceededReadSchema.nullable().default(null),
   })
   .transform((run) => ({
     name: run.name,
@@ -65,6 +74,7 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     durationMs: run.duration_ms,
     changedFileCount: run.changed_files.length,
     checks: run.checks,
+    limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
   }));
 
 /** One check of a run, as `summary.json` recorded it. */

@@ -37,6 +37,7 @@ const RUN_STATUSES = [
   "protocol_error",
   "cancelled",
   "skipped",
+  "not_run",
   "error",
 ] as const satisfies readonly RunStatus[];
 
@@ -52,6 +53,19 @@ export const CheckJsonSchema = z.object({
   line: count.describe("The check's line in the task file."),
   duration_ms: z.number().nonnegative(),
 });
+
+/** A token or cost limit a completed run's final answer went past (`summary.json`, `report.json`). */
+export const LimitExceededJsonSchema = z
+  .object({ limit: z.enum(["max_tokens", "max_cost"]), used: z.number(), max: z.number() })
+  .describe(
+    "A completed run whose final answer went past a token or cost limit: the figures at its end.",
+  );
+
+/**
+ * The same, read back: any limit name, for a newer agent-run's limits. `report.json` holds it so,
+ * as its tasks come from summaries read back.
+ */
+export const LimitExceededReadSchema = LimitExceededJsonSchema.extend({ limit: z.string().min(1) });
 
 const FileStatusSchema = z.enum(["added", "modified", "deleted"]);
 
@@ -105,6 +119,7 @@ export const SummaryJsonSchema = z
       })
       .optional()
       .describe("Runs made by replay or resume only: the recorded run they started from."),
+    limit_exceeded_by_final_reply: LimitExceededJsonSchema.optional(),
     checks: z.array(CheckJsonSchema),
   })
   .describe("agent-run's summary.json: the outcome of one task's run.");

@@ -1,4 +1,4 @@
-import type { RunStatus } from "../agent/events.js";
+import type { LimitExceeded, RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
@@ -39,6 +39,8 @@ export type TaskSummary = {
   passed: boolean;
   /** Set for replays, forks and resumes. */
   origin?: RunOrigin | undefined;
+  /** A completed run whose final answer went past a token or cost limit (see `RunResult`). */
+  limitExceededByFinalReply?: LimitExceeded | undefined;
 };
 
 /** `summary.json`'s JSON shape (snake_case, like the transcript), typed by its published schema. */
@@ -63,6 +65,9 @@ export function summaryJson(summary: TaskSummary): SummaryJson {
     transcript: "transcript.jsonl",
     patch: summary.patchFile,
     ...(summary.origin === undefined ? {} : { origin: originLine(summary.origin) }),
+    ...(summary.limitExceededByFinalReply === undefined
+      ? {}
+      : { limit_exceeded_by_final_reply: summary.limitExceededByFinalReply }),
     checks: summary.checks.map(checkResultJson),
   };
 }

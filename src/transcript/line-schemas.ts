@@ -111,6 +111,10 @@ const ResultLineBody = z.looseObject({
   result: z.string(),
   total_cost_usd: z.number().nullable(),
   usage: UsageLineSchema,
+  /** A completed run whose final answer went past a token or cost limit (agent-run's own). */
+  limit_exceeded_by_final_reply: z
+    .object({ limit: z.enum(["max_tokens", "max_cost"]), used: z.number(), max: z.number() })
+    .optional(),
 });
 
 /** Each kind of line as read back: its body and the fields every line carries. */

@@ -49,6 +49,7 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
         duration_ms: event.durationMs,
         ...(event.recordedContent === undefined ? {} : { recorded_output: event.recordedContent }),
         ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }),
+        ...(event.isInterrupted === true ? { interrupted: true } : {}),
       };
     case "model_retry":
       return {
@@ -126,6 +127,7 @@ const RESULT_SUBTYPE: Record<RunStatus, ResultLineShape["subtype"]> = {
   protocol_error: "error_during_execution",
   cancelled: "error_during_execution",
   skipped: "error_during_execution",
+  not_run: "error_during_execution",
   error: "error_during_execution",
 };
 
@@ -140,6 +142,7 @@ const TERMINAL_REASON: Record<RunStatus, string> = {
   protocol_error: "malformed_tool_calls",
   cancelled: "cancelled",
   skipped: "skipped",
+  not_run: "not_run",
   error: "api_error",
 };
 
@@ -192,6 +195,9 @@ export function resultLine(args: {
     stop_reason: result.stopReason,
     terminal_reason: TERMINAL_REASON[result.status],
     ...(result.error === undefined ? {} : { errors: [result.error] }),
+    ...(result.limitExceededByFinalReply === undefined
+      ? {}
+      : { limit_exceeded_by_final_reply: result.limitExceededByFinalReply }),
     changed_files: args.changedFiles,
     workspace: args.workspace,
   };
