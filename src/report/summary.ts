@@ -6,6 +6,7 @@ import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
 import type { GitDirChange } from "../workspace/git-dir-state.js";
+import type { SummaryJson } from "./summary-json-schema.js";
 
 /** The file in each run folder that holds its summary. */
 export const SUMMARY_FILE = "summary.json";
@@ -42,8 +43,8 @@ export type TaskSummary = {
   limitExceededByFinalReply?: LimitExceeded | undefined;
 };
 
-/** `summary.json`'s JSON shape (snake_case, like the transcript). */
-export function summaryJson(summary: TaskSummary): Record<string, unknown> {
+/** `summary.json`'s JSON shape (snake_case, like the transcript), typed by its published schema. */
+export function summaryJson(summary: TaskSummary): SummaryJson {
   return {
     schema_version: SUMMARY_VERSION,
     name: summary.name,
