@@ -15,8 +15,13 @@ const BIN = resolve("bin/agent-run.js");
  * Runs the built `agent-run` binary (`npm run build` first; `npm test` does) as its own process,
  * so a crash (a heap exhausted, a stack overflow) shows as a signal or a code, not a failed test.
  */
-export function spawnCli(args: string[], env: Record<string, string>): Promise<SpawnedRun> {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): Promise<SpawnedRun> {
   const child = spawn(process.execPath, [BIN, ...args], {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
