@@ -25,11 +25,13 @@ type EventLineShape =
 
 /**
  * One agent event as a transcript line (shapes of Claude Code's stream-json where they exist), or
- * undefined for `tool_start`: the assistant line before it already holds the call.
+ * undefined for `tool_start` (the assistant line before it already holds the call) and for
+ * `model_warning` (the SDK's words about the call, which the batch log shows once).
  */
 export function eventLine(event: AgentEvent): EventLineShape | undefined {
   switch (event.type) {
     case "tool_start":
+    case "model_warning":
       return undefined;
     case "model_reply":
       return {
