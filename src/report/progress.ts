@@ -121,7 +121,7 @@ function describeReply(
 }
 
 /** `warning from the Anthropic SDK: The model 'claude-sonnet-4-5' is deprecated …`, on one line. */
-export function describeSdkWarning(warning: SdkWarning): string {
+function describeSdkWarning(warning: SdkWarning): string {
   return `warning from ${warning.source}: ${oneLine(warning.message, 500)}`;
 }
 
