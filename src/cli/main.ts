@@ -194,7 +194,7 @@ export async function parseCommandLine(
   }
   // The default command's own builder adds its examples and exit codes to the top-level help.
   parser = parser
-    .epilogue("Docs: README.md, docs/transcript.md, docs/ci.md")
+    .epilogue("Docs: README.md, docs/transcript.md, docs/ci.md\n")
     .version(AGENT_RUN_VERSION)
     .help()
     .alias("h", "help")
