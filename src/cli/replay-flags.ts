@@ -105,7 +105,8 @@ export const REPLAY_COMMAND: CommandSpec = {
 /** `agent-run resume`. */
 export const RESUME_COMMAND: CommandSpec = {
   command: "resume <runs..>",
-  describe: "Continue runs (DIR/<task> folders) stopped by a limit, a cancellation or a kill",
+  describe:
+    "Continue runs (DIR/<task> folders, or a batch folder DIR) stopped by a limit, a cancellation or a kill",
   flags: {
     "fresh-budget": {
       type: "boolean",
@@ -123,6 +124,10 @@ export const RESUME_COMMAND: CommandSpec = {
     [
       "$0 resume stopped/fix-failing-test --timeout 20m --fresh-budget",
       "go on against the API, not counting the recorded tokens toward max_tokens",
+    ],
+    [
+      "$0 resume agent-runs --offline",
+      "finish an interrupted batch: its finished tasks kept, the others resumed or run",
     ],
   ],
   exitCodes: [

@@ -41,6 +41,8 @@ const PARSED_ONLY = [
   "$0 -j 2 --budget-usd 1 --shard 1/2 'tasks/*.yaml'",
   "$0 report 'shard-*' --json report.json",
   "$0 resume stopped/fix-failing-test --timeout 20m --fresh-budget",
+  // Needs an interrupted batch: test/cli/interrupted-batch.test.ts makes one and resumes it.
+  "$0 resume agent-runs --offline",
 ];
 
 /** An example's argv, as a POSIX shell splits it (the examples use single quotes only). */
