@@ -90,6 +90,7 @@ export async function runToolCalls(
       durationMs: Math.round(performance.now() - startedAt),
       exitCode: "exitCode" in result ? result.exitCode : undefined,
       recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
+      ...("isRefused" in result && result.isRefused === true ? { isRefused: true } : {}),
     });
   }
   return { results, loop: undefined };

@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { resolve } from "node:path";
+import type { Readable } from "node:stream";
 
 /** How a spawned `agent-run` ended: its exit code, or the signal that killed it. */
 export type SpawnedRun = {
@@ -16,6 +17,14 @@ const BIN = resolve("bin/agent-run.js");
  * so a crash (a heap exhausted, a stack overflow) shows as a signal or a code, not a failed test.
  */
 export function spawnCli(args: string[], env: Record<string, string>): Promise<SpawnedRun> {
+  return startCli(args, env).done;
+}
+
+/** Like `spawnCli`, with the child at hand while it runs (to signal it). */
+export function startCli(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcessByStdio<null, Readable, Readable>; done: Promise<SpawnedRun> } {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -28,7 +37,8 @@ export function spawnCli(args: string[], env: Record<string, string>): Promise<S
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  return new Promise((resolveRun) => {
+  const done = new Promise<SpawnedRun>((resolveRun) => {
     child.on("close", (code, signal) => resolveRun({ code, signal, stdout, stderr }));
   });
+  return { child, done };
 }
