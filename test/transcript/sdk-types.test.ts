@@ -1,6 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RunStatus } from "../../src/agent/events.js";
+import { parseTranscript } from "../../src/transcript/reader.js";
 import { type MockHttpServer, startMockHttpServer } from "../helpers/mock-http-server.js";
 import { readPidFile } from "../helpers/processes.js";
 import { httpError, type ReplyBuilder, reply } from "../helpers/replies.js";
@@ -203,9 +205,20 @@ async function documentedKinds(): Promise<Map<string, string | null>> {
   return kinds;
 }
 
+/** The version-1 fixtures as the reader migrates them (see migrate-v1.test.ts). */
+async function migratedV1(): Promise<Array<[string, Line[]]>> {
+  const runs: Array<[string, Line[]]> = [];
+  for (const name of ["v1-live", "v1-offline"]) {
+    const file = `fixtures/transcripts/${name}.jsonl`;
+    const text = (await readFile(file, "utf8")).replaceAll("@ROOT@", resolve("."));
+    runs.push([name, parseTranscript(text, file)]);
+  }
+  return runs;
+}
+
 async function checkedFiles(): Promise<CheckedFile[]> {
   const kinds = await documentedKinds();
-  return [...transcripts].map(([name, lines]) => ({
+  return [...transcripts, ...(await migratedV1())].map(([name, lines]) => ({
     name,
     lines: lines.flatMap((line) => {
       const sdkType = kinds.get(kindOf(line));
@@ -228,7 +241,7 @@ describe("transcripts of every run ending, against the Agent SDK's message types
     });
   });
 
-  test("every line of a kind the SDK has type-checks against its SDK type; a broken line does not", async () => {
+  test("every line of a kind the SDK has type-checks against its SDK type (migrated version-1 lines too); a broken line does not", async () => {
     const files = await checkedFiles();
     const result = files.find((file) => file.name === "completed")?.lines.at(-1);
     if (result === undefined) throw new Error("the completed run has no result line");
