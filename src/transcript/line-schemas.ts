@@ -50,7 +50,7 @@ const ModelUsageSchema = z.looseObject({
 });
 
 /** The Agent SDK's error categories (`SDKAssistantMessageError`) that agent-run's failures map to. */
-export const SDK_ERROR_CATEGORIES = [
+const SDK_ERROR_CATEGORIES = [
   "authentication_failed",
   "rate_limit",
   "overloaded",
@@ -61,7 +61,7 @@ export const SDK_ERROR_CATEGORIES = [
 ] as const;
 
 /** The Agent SDK's `TerminalReason` values that agent-run's statuses map to. */
-export const SDK_TERMINAL_REASONS = [
+const SDK_TERMINAL_REASONS = [
   "completed",
   "max_turns",
   "budget_exhausted",

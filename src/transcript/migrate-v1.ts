@@ -29,7 +29,7 @@ export function migrateV1Line(line: unknown, init: unknown): unknown {
         },
       };
     case "result":
-      return resultV2(line, isObject(init) && isObject(init.task) ? init.task : {});
+      return resultV2(line, isObject(init) ? init : {});
     default:
       return line;
   }
@@ -59,17 +59,23 @@ function initV2(line: Json): Json {
   };
 }
 
+/**
+ * Version 1 checked only `role` and `content`. A content that is not a list of blocks is left as
+ * it is, for validation to say what is wrong.
+ */
 function messageV2(message: Json): Json {
-  const content = Array.isArray(message.content) ? message.content : [];
+  const { content } = message;
+  if (!Array.isArray(content) || !content.every(isObject)) return message;
+  const usage = isObject(message.usage) ? message.usage : {};
   return sdkMessage({
     id: typeof message.id === "string" ? message.id : "",
     type: "message",
     role: "assistant",
     model: typeof message.model === "string" ? message.model : "",
     stop_reason: null,
-    usage: {},
     ...message,
-    content,
+    content: content.map((block) => ({ type: String(block.type), ...block })),
+    usage,
   });
 }
 
@@ -95,26 +101,18 @@ function retryV2(line: Json): Json {
   };
 }
 
-function resultV2(line: Json, task: Json): Json {
+/** Version 1 left `modelUsage`, `permission_denials` and `stop_reason` unchecked: each may be missing. */
+function resultV2(line: Json, init: Json): Json {
+  const task = isObject(init.task) ? init.task : {};
   const limits = isObject(task.limits) ? task.limits : {};
   const models = isObject(line.modelUsage) ? line.modelUsage : {};
+  const modelUsage = Object.fromEntries(
+    Object.entries(models).map(([model, entry]) => [model, modelUsageV2(entry, limits)]),
+  );
   const unpriced = Object.entries(models)
     .filter(([, entry]) => isObject(entry) && entry.costUSD === null)
     .map(([model]) => model);
-  const modelUsage = Object.fromEntries(
-    Object.entries(models).map(([model, entry]) => [
-      model,
-      isObject(entry)
-        ? {
-            webSearchRequests: 0,
-            contextWindow: numberOr(limits.max_context_tokens, 0),
-            maxOutputTokens: numberOr(limits.max_output_tokens, 0),
-            ...entry,
-            costUSD: numberOr(entry.costUSD, 0),
-          }
-        : entry,
-    ]),
-  );
+  const isUnpriced = line.total_cost_usd === null;
   const usage = isObject(line.usage) ? line.usage : {};
   const cacheCreation = numberOr(usage.cache_creation_input_tokens, 0);
   const status = String(line.status);
@@ -124,13 +122,31 @@ function resultV2(line: Json, task: Json): Json {
     ...rest,
     total_cost_usd: numberOr(line.total_cost_usd, 0),
     unpriced_models:
-      line.total_cost_usd === null && unpriced.length === 0 ? Object.keys(models) : unpriced,
+      isUnpriced && unpriced.length === 0 ? [String(init.model ?? "unknown")] : unpriced,
     usage: { ...resultUsage({ ...ZERO_USAGE, cacheCreationInputTokens: cacheCreation }), ...usage },
     modelUsage,
+    permission_denials: Array.isArray(line.permission_denials) ? line.permission_denials : [],
+    stop_reason: typeof line.stop_reason === "string" ? line.stop_reason : null,
     ...(reason === undefined ? {} : { terminal_reason: reason }),
     ...(status === "completed" || Array.isArray(line.errors)
       ? {}
       : { errors: [`the run ended with status ${status}`] }),
+  };
+}
+
+/** One model's entry with the SDK's fields; counts version 1 did not record are 0. */
+function modelUsageV2(entry: unknown, limits: Json): Json {
+  const recorded = isObject(entry) ? entry : {};
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheCreationInputTokens: 0,
+    webSearchRequests: 0,
+    contextWindow: numberOr(limits.max_context_tokens, 0),
+    maxOutputTokens: numberOr(limits.max_output_tokens, 0),
+    ...recorded,
+    costUSD: numberOr(recorded.costUSD, 0),
   };
 }
 

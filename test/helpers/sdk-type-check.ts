@@ -15,7 +15,7 @@ export type TypeCheckResult = Map<string, string[]>;
 const VIRTUAL_DIR = resolve("test", "__sdk_type_check__");
 
 /** The source text of one checked file. */
-export function sourceOf(file: CheckedFile): string {
+function sourceOf(file: CheckedFile): string {
   const types = [...new Set(file.lines.map((line) => line.sdkType))].sort();
   const head = [
     `import type { ${types.join(", ")} } from "@anthropic-ai/claude-agent-sdk";`,

@@ -58,6 +58,25 @@ describe("version-1 transcripts read as version 2", () => {
     expect(Object.keys(result ?? {})).not.toContain("terminal_reason");
   });
 
+  test("a malformed version-1 line is refused with the file and line, not migrated into a crash", async () => {
+    const rows = (await readFile(LIVE, "utf8")).trimEnd().split("\n");
+    const assistant = JSON.parse(rows[2] ?? "{}") as { message: Record<string, unknown> };
+    const broken = [
+      { ...assistant, message: { ...assistant.message, content: [null] } },
+      { ...assistant, message: { ...assistant.message, content: "text" } },
+    ];
+    for (const line of broken) {
+      const text = [rows[0], JSON.stringify(line), ...rows.slice(3)].join("\n");
+
+      expect(() => parseTranscript(`${text}\n`, "v1.jsonl")).toThrow(
+        expect.objectContaining({
+          name: "TranscriptError",
+          message: expect.stringMatching(/^v1\.jsonl:2: assistant line: message\./),
+        }),
+      );
+    }
+  });
+
   test("a version-1 status's own terminal_reason becomes the SDK's", async () => {
     const lines = await readV1(OFFLINE);
     const text = (await readFile(OFFLINE, "utf8")).trimEnd().split("\n");
