@@ -19,13 +19,12 @@ import { clip } from "../format.js";
 import { type Endpoint, endpointHint, NotEventStreamError } from "./endpoint-hints.js";
 import { MalformedReplyError } from "./malformed-reply.js";
 import {
-  backoffMs,
   type CompleteOptions,
   ModelError,
   type ModelErrorCategory,
   type RetryNotice,
-  retryDelayMs,
 } from "./model-client.js";
+import { backoffMs, retryDelayMs } from "./retry-delay.js";
 
 // How the Anthropic SDK's failures are told apart: by its own error classes, and for an error
 // event inside a reply stream (no HTTP status), by the API's error type.

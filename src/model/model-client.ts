@@ -126,33 +126,10 @@ export type RetryNotice = {
   status: number | null;
   /** What kind of failure it was, as `ModelError.category` says it. */
   category: ModelErrorCategory;
-  /** The wait before the retry: the server's `retry-after`, else the backoff (see `backoffMs`). */
+  /** The wait before the retry: the server's `retry-after`, else the backoff (`retry-delay.ts`). */
   delayMs: number;
   error: string;
 };
-
-/**
- * The SDKs' own wait before retry `attempt` (from 1) when the server names none: 0.5 s doubling,
- * at most 8 s. The SDKs take up to a quarter off it at random (jitter), so it is the longest wait.
- */
-export function backoffMs(attempt: number): number {
-  return Math.min(500 * 2 ** (attempt - 1), 8_000);
-}
-
-/**
- * The wait before retry `attempt` as the SDKs pick it: the server's `retry-after-ms`, else its
- * `retry-after` (seconds or a date), when within (0, 2^31) ms; else `backoffMs`.
- */
-export function retryDelayMs(headers: Headers, attempt: number, now = Date.now()): number {
-  const fits = (ms: number) => ms > 0 && ms <= 2 ** 31 - 1;
-  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (fits(ms)) return ms;
-  const after = headers.get("retry-after") ?? "";
-  const seconds = Number.parseFloat(after);
-  if (fits(seconds * 1_000)) return seconds * 1_000;
-  const date = Date.parse(after) - now;
-  return Number.isNaN(seconds) && fits(date) ? date : backoffMs(attempt);
-}
 
 export type CompleteOptions = {
   signal: AbortSignal;

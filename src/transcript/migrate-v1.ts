@@ -1,4 +1,5 @@
-import { backoffMs, ZERO_USAGE } from "../model/model-client.js";
+import { ZERO_USAGE } from "../model/model-client.js";
+import { backoffMs } from "../model/retry-delay.js";
 import { sdkMessage } from "./lines.js";
 import { resultUsage, terminalReasonOf } from "./result-line.js";
 

@@ -1,13 +1,8 @@
 import { messageOf } from "../../errors.js";
 import { clip } from "../../format.js";
 import { limitBodyBytes } from "../limit-body-bytes.js";
-import {
-  backoffMs,
-  type CompleteOptions,
-  type ModelErrorCategory,
-  type RetryNotice,
-  retryDelayMs,
-} from "../model-client.js";
+import type { CompleteOptions, ModelErrorCategory, RetryNotice } from "../model-client.js";
+import { backoffMs, retryDelayMs } from "../retry-delay.js";
 
 /** Most bytes of an error body read: enough for any server's message, never a flood. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
