@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RunStatus } from "../../src/agent/events.js";
 import { parseTranscript } from "../../src/transcript/reader.js";
 import { type MockHttpServer, startMockHttpServer } from "../helpers/mock-http-server.js";
+import { callDelta, chunk, usageChunk } from "../helpers/openai-chunks.js";
+import { startOpenAIHttpServer } from "../helpers/openai-http-server.js";
 import { readPidFile } from "../helpers/processes.js";
 import { httpError, type ReplyBuilder, reply } from "../helpers/replies.js";
 import { type CheckedFile, typeCheck } from "../helpers/sdk-type-check.js";
@@ -177,12 +179,36 @@ async function runBudgetBatch(): Promise<void> {
   await readRun("skipped");
 }
 
+/** A run against an OpenAI-format server: its replies are converted to the Messages API's shape. */
+async function runOpenAI(): Promise<void> {
+  await using server = await startOpenAIHttpServer();
+  const usage = usageChunk({ prompt_tokens: 100, completion_tokens: 10 });
+  server.queue(
+    {
+      chunks: [
+        chunk({ role: "assistant", content: "Looking." }),
+        chunk(callDelta({ index: 0, id: "call_1", name: "read_file", args: '{"path":"a.txt"}' })),
+        chunk({}, "tool_calls"),
+        usage,
+      ],
+    },
+    { chunks: [chunk({ content: "Done." }), chunk({}, "stop"), usage] },
+  );
+  await writeFile(
+    dir.path("openai.yaml"),
+    `name: openai\nprompt: Go.\nworkspace: ws\nmodel: local-model\nprovider:\n  name: openai-compatible\n  base_url: ${server.baseURL}\n`,
+  );
+  await spawnCli([dir.path("openai.yaml"), "--out", dir.path("out")], {});
+  await readRun("openai");
+}
+
 beforeAll(async () => {
   dir = await tmpWorkspace({ files: { "ws/a.txt": "hello\n" } });
   await using server = await startMockHttpServer();
   for (const scenario of SCENARIOS) await runScenario(server, scenario);
   await runCancelled(server);
   await runBudgetBatch();
+  await runOpenAI();
 }, 180_000);
 
 afterAll(async () => {
@@ -238,6 +264,7 @@ describe("transcripts of every run ending, against the Agent SDK's message types
       cancelled: "cancelled",
       budget: "budget",
       skipped: "skipped",
+      openai: "completed",
     });
   });
 
