@@ -329,6 +329,21 @@ describe("transcripts of every run ending, against the Agent SDK's message types
     });
   });
 
+  test("a replay of the loop run ends the same way, its not_run line not taken for a result", async () => {
+    const replay = await spawnCli(
+      ["replay", "--strict", dir.path("out/loop/transcript.jsonl"), "--out", dir.path("replays")],
+      {},
+    );
+
+    expect(replay.stderr).toMatch(/replay: no divergence/);
+    const lines = (await readFile(dir.path("replays/loop/transcript.jsonl"), "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((row) => JSON.parse(row) as Line);
+    expect(lines.at(-1)).toMatchObject({ status: "loop" });
+    expect(lines.filter((line) => line.not_run === true)).toHaveLength(1);
+  });
+
   test("the SDK fields carry agent-run's honest values", () => {
     const line = (name: string, kind: string) =>
       transcripts.get(name)?.find((candidate) => kindOf(candidate) === kind);
