@@ -19,6 +19,8 @@ export type RunStatus =
   | "protocol_error"
   | "cancelled"
   | "skipped"
+  /** A batch task that never started (the batch was cancelled first); `resume OUT` runs it. */
+  | "not_run"
   | "error";
 
 /** The limits a run can hit; a subset of `RunStatus`. */
@@ -41,7 +43,15 @@ export type RunResult = {
   apiDurationMs: number;
   /** Why the run failed, for `error`, `protocol_error`, `timeout` and `cancelled`. */
   error: string | undefined;
+  /**
+   * A `completed` run whose final answer (a reply that ended the turn, so no further call was
+   * made) took its tokens or cost past the limit.
+   */
+  limitExceededByFinalReply?: LimitExceeded | undefined;
 };
+
+/** A token or cost limit a final reply went past: the figures at the end of the run. */
+export type LimitExceeded = { limit: "max_tokens" | "max_cost"; used: number; max: number };
 
 /** What the loop reports as it goes; `run-task.ts` routes these to the transcript and reporters. */
 export type AgentEvent =
@@ -61,6 +71,11 @@ export type AgentEvent =
       recordedContent?: string | undefined;
       /** The command policy refused the call: it never ran. */
       isRefused?: boolean;
+      /**
+       * The run was cancelled or timed out while the call ran (or before it began): its result is
+       * cut short, and a replay runs it again without comparing.
+       */
+      isInterrupted?: boolean | undefined;
     }
   | {
       type: "limit_reached";

@@ -130,9 +130,9 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   if (!("message" in reply)) return reply;
   push(state, { role: "assistant", content: reply.content });
   const tokenHit = budget.afterReply(reply);
-  if (tokenHit !== undefined) return endAtLimit(state, tokenHit, step);
-
   const calls = reply.content.filter(isToolUse);
+  if (tokenHit !== undefined) return endPastLimit(state, tokenHit, step, calls.length === 0);
+
   if (calls.length === 0) return afterFinalReply(state, reply);
   const notReady = await waitUntilReady(options.ready);
   if (notReady !== undefined) return end(state, "error", notReady);
@@ -271,6 +271,23 @@ function endAborted(state: RunState): RunResult {
   const max = options.limits.timeoutMs ?? elapsedMs;
   // The timer started before the loop did, so the loop's own clock can read a little under it.
   return endAtLimit(state, { limit: "timeout", used: Math.max(elapsedMs, max), max }, budget.steps);
+}
+
+/**
+ * A reply took the run past its token or cost limit. When it was the final answer (no tool calls,
+ * the turn ended) the run completed: no further call was made, and the result records the excess.
+ */
+function endPastLimit(state: RunState, hit: LimitHit, step: number, hasNoCalls: boolean) {
+  const stopReason = state.lastReply?.stopReason ?? null;
+  const isFinal = hasNoCalls && !["max_tokens", "pause_turn", "refusal"].includes(stopReason ?? "");
+  if (
+    !isFinal ||
+    (hit.limit !== "max_tokens" && hit.limit !== "max_cost") ||
+    Number.isNaN(hit.used)
+  )
+    return endAtLimit(state, hit, step);
+  const exceeded = { limit: hit.limit, used: hit.used, max: hit.max };
+  return { ...end(state, "completed"), limitExceededByFinalReply: exceeded };
 }
 
 function endAtLimit(state: RunState, hit: LimitHit, step: number): RunResult {

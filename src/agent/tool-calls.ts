@@ -91,6 +91,8 @@ export async function runToolCalls(
       exitCode: "exitCode" in result ? result.exitCode : undefined,
       recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
       ...("isRefused" in result && result.isRefused === true ? { isRefused: true } : {}),
+      // Only a call that ran can have been cut short; an answered one was never started.
+      isInterrupted: ctx.signal.aborted && !isCutOff && !isTooDeep,
     });
   }
   return { results, loop: undefined };

@@ -79,21 +79,43 @@ function keyOf(task: Task): string {
 
 /** Runs one task of the batch (or records it as skipped or not started); never throws. */
 async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
-  const { batch, log, budget, signal, state } = context;
+  const { batch, log, signal } = context;
   const model = batch.modelOf(task);
-  if (signal.aborted) return notStarted(task, model.name, batch.outDir);
-  const spent = budget.exhausted();
-  const refusedIn = state.refusedKeys.get(keyOf(task));
-  if (refusedIn !== undefined) refusedIn.notRunCount += 1;
-  const skipReason =
-    refusedIn !== undefined
-      ? `${REFUSED_KEY_REASON} in task "${refusedIn.task.name}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
-      : spent === undefined
-        ? undefined
-        : describeLimit(spent);
+  const options = taskOptions(task, model, context);
+  if (signal.aborted) return notStarted(options, batch.outDir);
+  const skipReason = skipReasonOf(task, context);
   const detail = `${model.name}${batch.isOffline ? ", offline" : ""}, ${batch.describeWorkspace(task)}`;
   log.onTaskStart(task.name, skipReason === undefined ? detail : "skipped");
-  const options: RunTaskOptions = {
+  const summary = await (skipReason === undefined
+    ? runTask(options)
+    : skipTask(options, skipReason)
+  ).catch((error: unknown) =>
+    failed(task, model.name, batch.outDir, `internal error: ${messageOf(error)}`),
+  );
+  log.onTaskEnd(summary);
+  return summary;
+}
+
+/** Why the batch does not start a task: its key was refused in another task, or the budget is spent. */
+function skipReasonOf(task: Task, context: BatchContext): string | undefined {
+  const spent = context.budget.exhausted();
+  const refusedIn = context.state.refusedKeys.get(keyOf(task));
+  if (refusedIn !== undefined) refusedIn.notRunCount += 1;
+  return refusedIn !== undefined
+    ? `${REFUSED_KEY_REASON} in task "${refusedIn.task.name}"; check ${task.provider.apiKeyEnv ?? "the provider's key"}`
+    : spent === undefined
+      ? undefined
+      : describeLimit(spent);
+}
+
+/** How the batch runs one task: its model, the batch's settings, and the log and budget hooks. */
+function taskOptions(
+  task: Task,
+  model: { name: string; client: ModelClient },
+  context: BatchContext,
+): RunTaskOptions {
+  const { batch, log, budget, signal, state } = context;
+  return {
     task,
     modelName: model.name,
     model: model.client,
@@ -116,30 +138,30 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
         event.category === "authentication" &&
         !state.refusedKeys.has(keyOf(task))
       ) {
-        state.refusedKeys.set(keyOf(task), {
-          task,
-          status: event.status,
-          notRunCount: 0,
-        });
+        state.refusedKeys.set(keyOf(task), { task, status: event.status, notRunCount: 0 });
       }
       log.onEvent(task.name, event);
     },
     onCheck: (check) => log.onCheck(task.name, check),
     ...(batch.redact === undefined ? {} : { redact: batch.redact }),
   };
-  const summary = await (skipReason === undefined
-    ? runTask(options)
-    : skipTask(options, skipReason)
-  ).catch((error: unknown) =>
-    failed(task, model.name, batch.outDir, `internal error: ${messageOf(error)}`),
-  );
-  log.onTaskEnd(summary);
-  return summary;
 }
 
-/** A task the batch never started (cancelled first): its earlier outputs, if any, are left alone. */
-function notStarted(task: Task, model: string, outDir: string): TaskSummary {
-  return { ...failed(task, model, outDir, "cancelled before it started"), status: "cancelled" };
+/** Why a `not_run` task was not run. */
+const NOT_STARTED_REASON =
+  "not run: the batch was cancelled before this task started (agent-run resume OUT runs it)";
+
+/**
+ * A task the batch never started (it was cancelled first): recorded as `not_run`, at no cost, so
+ * that the report does not count it as a task without a price and `agent-run resume OUT` runs it.
+ */
+async function notStarted(options: RunTaskOptions, outDir: string): Promise<TaskSummary> {
+  const { task, modelName } = options;
+  return skipTask(options, NOT_STARTED_REASON, "not_run").catch((error: unknown) => ({
+    ...failed(task, modelName, outDir, `${NOT_STARTED_REASON}; ${messageOf(error)}`),
+    status: "not_run" as const,
+    costUsd: 0,
+  }));
 }
 
 /** A summary for a task that has no run to speak of. */

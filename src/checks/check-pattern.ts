@@ -7,6 +7,15 @@ const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
 /** The inline flags a leading group may hold, as JavaScript's flags of the same letter. */
 const SUPPORTED_FLAGS = new Set(["i", "m", "s"]);
 
+/**
+ * An unescaped `\Z`: Python's end of text, a plain "Z" in JavaScript, so a silent mistake. JSON
+ * Schema's `format: "regex"` (ajv-formats) refuses it too.
+ */
+const END_ANCHOR_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\Z/;
+
+/** A leading group of supported flags only, as a JSON Schema pattern (the task schema's). */
+export const FLAG_GROUP_PATTERN = `^\\(\\?[${[...SUPPORTED_FLAGS].join("")}]+\\)`;
+
 /** What a check's regex may be, for the messages that refuse one. */
 const SUPPORTED_SYNTAX =
   "a check's regex is a JavaScript regular expression, optionally starting with one flag group: (?i) ignores case, (?m) makes ^ and $ match at each line, (?s) lets . match line breaks, combined as (?ims)";
@@ -18,6 +27,11 @@ const SUPPORTED_SYNTAX =
  * @throws SyntaxError when the pattern is not a valid regular expression or names another flag.
  */
 export function compileCheckPattern(pattern: string): RegExp {
+  if (END_ANCHOR_ESCAPE.test(pattern)) {
+    throw new SyntaxError(
+      '\\Z is not JavaScript syntax (it matches a plain "Z"); write $ for the end of the text',
+    );
+  }
   const group = LEADING_FLAGS.exec(pattern);
   if (group?.[1] === undefined) return new RegExp(pattern);
   const letters = [...new Set(group[1])];

@@ -3,8 +3,11 @@ import { glob } from "tinyglobby";
 import { ConfigError } from "../errors.js";
 import { SUMMARY_FILE } from "../report/summary.js";
 
-/** What a pattern may match: task files (`run`), or run folders and `summary.json` files (`report`). */
-export type PatternTarget = "task files" | "run folders";
+/**
+ * What a pattern may match: task files (`run`); run folders and `summary.json` files (`report`);
+ * run folders and transcripts (`replay`, `resume`: a `summary.json` is kept, to be told what to give).
+ */
+export type PatternTarget = "task files" | "run folders" | "recorded runs";
 
 /**
  * Expands globs, quoted ones included (for shells that don't), sorted per pattern; a plain path
@@ -38,5 +41,10 @@ async function matchesOf(pattern: string, target: PatternTarget): Promise<string
     expandDirectories: false,
     absolute: isAbsolute(pattern),
   });
-  return found.filter((match) => match.endsWith("/") || basename(match) === SUMMARY_FILE);
+  return found.filter(
+    (match) =>
+      match.endsWith("/") ||
+      basename(match) === SUMMARY_FILE ||
+      (target === "recorded runs" && match.endsWith(".jsonl")),
+  );
 }

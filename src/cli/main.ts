@@ -127,7 +127,9 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     const code = await runParsedCommand(parsed, guarded, controller.signal);
     return signalExit ?? code;
   } catch (error) {
-    return reportFailure(error, guarded);
+    // A signal outranks what it interrupted: a script that pressed Ctrl-C is told 130, not 2.
+    const code = reportFailure(error, guarded);
+    return signalExit ?? code;
   } finally {
     if (options.handleSignals === true) {
       for (const [name, handler] of Object.entries(handlers)) process.off(name, handler);

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { relative, resolve } from "node:path";
-import { ConfigError, messageOf } from "../errors.js";
+import { ConfigError, messageOf, TaskFileError, type TaskFileProblem } from "../errors.js";
 import { createAnthropicModel } from "../model/anthropic.js";
 import type { ApiMessage, ModelClient } from "../model/model-client.js";
 import { DEFAULT_PRICES, type PriceTable, parsePriceFile } from "../model/pricing.js";
@@ -40,15 +40,19 @@ export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFacto
   }
   // Only offline runs read replies files: a live run never builds their schemas.
   const { asRepliesOf, loadReplies } = await import("../task/load-replies.js");
-  const replies = new Map<string, ApiMessage[]>();
-  for (const task of tasks) {
-    if (task.replies !== undefined) {
-      replies.set(
-        task.name,
-        await loadReplies(task.replies, relative(process.cwd(), task.replies)),
-      );
+  // Every replies file is read before any is refused, so one run lists all their mistakes.
+  const byFile = new Map<string, ApiMessage[]>();
+  const problems: TaskFileProblem[] = [];
+  for (const file of new Set(tasks.flatMap((task) => task.replies ?? []))) {
+    try {
+      byFile.set(file, await loadReplies(file, relative(process.cwd(), file)));
+    } catch (error) {
+      if (!(error instanceof TaskFileError)) throw error;
+      problems.push(...error.problems);
     }
   }
+  if (problems.length > 0) throw new TaskFileError(problems);
+  const replies = new Map(tasks.map((task) => [task.name, byFile.get(task.replies ?? "") ?? []]));
   const wrap = await textProtocolWrapper(tasks);
   return (task, modelName) =>
     wrap(

@@ -143,7 +143,7 @@ export function parseReplayArgs(
   }
   const taskFile = stringFlag(raw.task);
   if (taskFile !== undefined && transcripts.length > 1)
-    throw new ConfigError("--task goes with one transcript at a time");
+    throw new ConfigError("--task goes with one recorded run at a time");
   return {
     ...common,
     transcripts,

@@ -17,7 +17,7 @@ export type WorkspacePaths = { recorded: string; replayed: string };
 
 /**
  * Collects a replay's tool results (steps 1..`untilStep`), then compares each with the recorded
- * one at the same step and position. Before comparing, the workspace paths become `<workspace>`,
+ * one at the same step and position, except calls cut short by a cancellation or timeout. Before comparing, the workspace paths become `<workspace>`,
  * and bash output's timings (`12.3ms`, `duration_ms 45`) are masked: they differ on every run.
  */
 export function createDivergenceTracker(
@@ -34,6 +34,7 @@ export function createDivergenceTracker(
         toolName: event.toolName,
         content: event.block.content,
         isError: event.block.is_error === true,
+        isInterrupted: event.isInterrupted === true,
       });
     },
     report(paths: WorkspacePaths): DivergenceReport {
@@ -43,7 +44,9 @@ export function createDivergenceTracker(
       for (const [index, results] of replayed.entries()) {
         const pairs = (results ?? []).flatMap((result, position) => {
           const expected = recorded[index]?.[position];
-          return expected === undefined ? [] : [{ expected, result }];
+          // A call the cancellation or timeout cut short (then or now) ran again: not comparable.
+          if (expected === undefined || expected.isInterrupted || result.isInterrupted) return [];
+          return [{ expected, result }];
         });
         if (pairs.length === 0) continue;
         compared += 1;

@@ -11,8 +11,16 @@ import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
 
-/** One recorded tool result, as the divergence check compares it. */
-export type RecordedToolResult = { toolName: string; content: string; isError: boolean };
+/**
+ * One recorded tool result, as the divergence check compares it. `isInterrupted`: the run was
+ * cancelled or timed out while the call ran, so its result was cut short.
+ */
+export type RecordedToolResult = {
+  toolName: string;
+  content: string;
+  isError: boolean;
+  isInterrupted: boolean;
+};
 
 /** What a transcript says about its run, in the shape replay, fork and resume need. */
 export type RecordedRun = {
@@ -152,6 +160,7 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
         toolName: line.tool_name,
         content: block.data.content,
         isError: block.data.is_error === true,
+        isInterrupted: line.interrupted === true,
       });
     }
     if (line.type === "result") ending = { status: line.status, errors: errorsOf(line) };

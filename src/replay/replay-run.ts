@@ -158,6 +158,9 @@ export async function checkWorkspace(
   recorded: RecordedRun,
   isAllowed: boolean,
 ): Promise<string | undefined> {
+  // A run that never started (not run, cancelled first) recorded no starting state: it starts
+  // from the workspace as it is now, as a new run would.
+  if (recorded.contentHash === null && recorded.replies.length === 0) return undefined;
   let now: string;
   try {
     now = await hashWorkspace(recorded.task.workspace);

@@ -1,5 +1,5 @@
 import type { Usage } from "../model/model-client.js";
-import type { RunSummary } from "./run-summary.js";
+import type { LimitExceededJson, RunSummary } from "./run-summary.js";
 
 /** A check that failed, with what the report shows of it. */
 export type FailedCheck = {
@@ -29,6 +29,8 @@ export type ReportTask = {
   changedFileCount: number;
   checkCount: number;
   failedChecks: FailedCheck[];
+  /** A completed task whose final answer went past a token or cost limit; null for the rest. */
+  limitExceededByFinalReply: LimitExceededJson | null;
 };
 
 /** A report's totals, computed from its tasks alone. */
@@ -136,5 +138,6 @@ function reportTask(run: RunSummary): ReportTask {
         message: check.message,
         output: check.output,
       })),
+    limitExceededByFinalReply: run.limitExceededByFinalReply,
   };
 }

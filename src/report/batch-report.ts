@@ -1,27 +1,26 @@
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { type Redactor, redactStrings } from "../redact.js";
-import { buildReport } from "./aggregate.js";
-import { formatReportMarkdown } from "./markdown.js";
+import { buildReport, type Report } from "./aggregate.js";
 import { reportJson } from "./report-json.js";
 import { parseRunSummary, type RunSummary } from "./run-summary.js";
 import { SUMMARY_FILE, summaryJson, type TaskSummary } from "./summary.js";
 
 /**
  * The end of a batch: `DIR/report.json` over this batch's tasks (the same report `agent-run
- * report DIR` gives for them), and its Markdown table for the log.
+ * report DIR` gives for them); returns the report, for the log's table and the job summary.
  */
 export async function writeBatchReport(
   outDir: string,
   summaries: readonly TaskSummary[],
   redact: Redactor = (text) => text,
-): Promise<string> {
+): Promise<Report> {
   // Redacted first: the Markdown escapes what it shows, and an escaped secret would not match.
   const report = buildReport(
     summaries.map((summary) => runSummaryOf(redactStrings(summary, redact))),
   );
   await writeFileAtomic(join(outDir, "report.json"), redact(reportJson(report)));
-  return formatReportMarkdown(report);
+  return report;
 }
 
 /** A finished task as `agent-run report` would read it back from its `summary.json`. */

@@ -1,6 +1,7 @@
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ConfigError, messageOf } from "../errors.js";
+import { pathKind } from "../fs/path-kind.js";
 import { compareNames } from "./aggregate.js";
 import { parseRunSummary, type RunSummary } from "./run-summary.js";
 import { SUMMARY_FILE } from "./summary.js";
@@ -73,16 +74,6 @@ async function findSummaryFiles(path: string, options: LoadRunsOptions): Promise
   return found.sort();
 }
 
-async function pathKind(path: string): Promise<"file" | "folder" | "missing"> {
-  try {
-    const stats = await stat(path);
-    return stats.isDirectory() ? "folder" : "file";
-  } catch (error) {
-    if (isMissing(error)) return "missing";
-    throw new ConfigError(`${path}: cannot read: ${messageOf(error)}`, error);
-  }
-}
-
 async function listFolder(path: string) {
   try {
     return await readdir(path, { withFileTypes: true });
@@ -97,12 +88,4 @@ async function readText(file: string): Promise<string> {
   } catch (error) {
     throw new ConfigError(`${file}: cannot read: ${messageOf(error)}`, error);
   }
-}
-
-function isMissing(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    "code" in error &&
-    (error.code === "ENOENT" || error.code === "ENOTDIR")
-  );
 }

@@ -1,27 +1,30 @@
-import { markdownText } from "./markdown-text.js";
+import { inlineText, type TextStyle } from "./markdown-text.js";
 
 /** How a column's cells line up; numbers read best right-aligned. */
 export type ColumnAlign = "left" | "right";
 
 /**
  * A column: its header and alignment. `isText`: its cells hold text from runs and files (names,
- * statuses), shown literally (`markdownText`); the other cells are agent-run's own figures.
+ * statuses), shown literally (`inlineText`); the other cells are agent-run's own figures.
  */
 export type Column = { header: string; align: ColumnAlign; isText?: boolean };
 
 /**
  * A Markdown table whose columns are padded to equal width, so it reads as an aligned plain-text
- * table in a terminal or log as well as rendered (`|` in cells is escaped, text cells shown as text).
+ * table in a terminal or log as well as rendered (`|` in cells is escaped, so the columns hold, and
+ * text cells are written in `style`).
  */
 export function formatMarkdownTable(
   columns: readonly Column[],
   rows: readonly (readonly string[])[],
+  style: TextStyle = "markdown",
 ): string {
-  const cells = rows.map((row) =>
-    columns.map((column, index) =>
-      column.isText === true ? markdownText(row[index] ?? "") : escapeCell(row[index] ?? ""),
-    ),
-  );
+  const cell = (column: Column, text: string) => {
+    if (column.isText !== true) return escapeCell(text);
+    // markdownText escapes `|` itself; plain text still needs it escaped to keep the columns.
+    return style === "markdown" ? inlineText(text, style) : escapeCell(inlineText(text, style));
+  };
+  const cells = rows.map((row) => columns.map((column, index) => cell(column, row[index] ?? "")));
   const widths = columns.map((column, index) =>
     Math.max(3, column.header.length, ...cells.map((row) => (row[index] ?? "").length)),
   );

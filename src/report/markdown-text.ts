@@ -29,6 +29,18 @@ const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/g;
 /** Line breaks and other white space runs become one space (a table row or list item stays one line). */
 const WHITE_SPACE = /\s+/g;
 
+/**
+ * How untrusted text goes into a table cell or a list item: `markdown` escapes it for a renderer
+ * (job summaries, pull-request bodies); `plain` keeps it as it is for a terminal or a log, where a
+ * backslash would show.
+ */
+export type TextStyle = "markdown" | "plain";
+
+/** `text` on one line in `style`; controls are shown as `\xNN` either way. */
+export function inlineText(text: string, style: TextStyle): string {
+  return style === "markdown" ? markdownText(text) : showControls(text.replace(WHITE_SPACE, " "));
+}
+
 /** `text` as literal inline Markdown, on one line. */
 export function markdownText(text: string): string {
   return showControls(text.replace(WHITE_SPACE, " ")).replace(

@@ -1,7 +1,8 @@
+import { limitFigures } from "../agent/limit-text.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import { type Report, type ReportTask, type ReportTotals, shownCostUsd } from "./aggregate.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
-import { markdownText } from "./markdown-text.js";
+import { inlineText, type TextStyle } from "./markdown-text.js";
 
 const MAX_MESSAGE_CHARS = 200;
 
@@ -18,19 +19,35 @@ const COLUMNS: readonly Column[] = [
 ];
 
 /**
- * The report as Markdown for stdout, job summaries and pull requests: a padded table (one row per
- * task, then totals), a one-line verdict, and the failures (failed checks, else the status).
+ * The report as a padded Markdown table (one row per task, then totals), a one-line verdict, the
+ * failures (failed checks, else the status), and notes on completed tasks whose final answer went
+ * past a limit. `markdown` escapes the text for job summaries and pull requests; `plain` writes it
+ * as it is, for a terminal or a log.
  */
-export function formatReportMarkdown(report: Report): string {
+export function formatReportMarkdown(report: Report, style: TextStyle = "markdown"): string {
   const rows = report.tasks.map(taskRow);
   rows.push(totalsRow(report.totals));
-  const failures = report.tasks.flatMap(failureLines);
+  const failures = report.tasks.flatMap((task) => failureLines(task, style));
+  const notes = report.tasks.flatMap((task) => noteLines(task, style));
   return [
-    formatMarkdownTable(COLUMNS, rows),
+    formatMarkdownTable(COLUMNS, rows, style),
     "",
     verdictLine(report.totals),
     ...(failures.length === 0 ? [] : ["", "Failures:", ...failures]),
+    ...(notes.length === 0 ? [] : ["", "Notes:", ...notes]),
   ].join("\n");
+}
+
+/** `- task: its final reply went past max_tokens (1,234 of 1,000 tokens); no further call was made`. */
+function noteLines(task: ReportTask, style: TextStyle): string[] {
+  const exceeded = task.limitExceededByFinalReply;
+  if (exceeded === null || (exceeded.limit !== "max_tokens" && exceeded.limit !== "max_cost")) {
+    return [];
+  }
+  const figures = limitFigures({ ...exceeded, limit: exceeded.limit });
+  return [
+    `- ${inlineText(task.name, style)}: its final reply went past ${exceeded.limit} ${figures}; it completed, as no further call was made`,
+  ];
 }
 
 /** `2/3 passed (66.7%), 32,821 tokens, $0.0421`, noting tasks whose cost is unknown. */
@@ -77,14 +94,14 @@ function checkCell(checks: number, failed: number): string {
 }
 
 /** `- task: check name — message` per failed check; a task failed by its status alone gets one line. */
-function failureLines(task: ReportTask): string[] {
+function failureLines(task: ReportTask, style: TextStyle): string[] {
   if (task.passed) return [];
+  const text = (value: string) => inlineText(value, style);
   const checks = task.failedChecks.map(
     (check) =>
-      `- ${markdownText(task.name)}: ${markdownText(check.name)} — ${markdownText(oneLine(check.message, MAX_MESSAGE_CHARS))}`,
+      `- ${text(task.name)}: ${text(check.name)} — ${text(oneLine(check.message, MAX_MESSAGE_CHARS))}`,
   );
   if (task.status === "completed" && checks.length > 0) return checks;
-  const error =
-    task.error === null ? "" : ` — ${markdownText(oneLine(task.error, MAX_MESSAGE_CHARS))}`;
-  return [`- ${markdownText(task.name)}: status ${markdownText(task.status)}${error}`, ...checks];
+  const error = task.error === null ? "" : ` — ${text(oneLine(task.error, MAX_MESSAGE_CHARS))}`;
+  return [`- ${text(task.name)}: status ${text(task.status)}${error}`, ...checks];
 }

@@ -1,5 +1,6 @@
 import { usageLine } from "../transcript/lines.js";
 import type { Report, ReportTask } from "./aggregate.js";
+import type { ReportJson } from "./report-json-schema.js";
 
 /** The version of `report.json`'s shape; bumped with any change to it. */
 export const REPORT_VERSION = 1;
@@ -10,7 +11,7 @@ export const REPORT_VERSION = 1;
  */
 export function reportJson(report: Report): string {
   const totals = report.totals;
-  const json = {
+  const json: ReportJson = {
     schema_version: REPORT_VERSION,
     tasks: report.tasks.map(taskJson),
     totals: {
@@ -33,7 +34,7 @@ export function reportJson(report: Report): string {
   return `${JSON.stringify(json, null, 2)}\n`;
 }
 
-function taskJson(task: ReportTask): Record<string, unknown> {
+function taskJson(task: ReportTask): ReportJson["tasks"][number] {
   return {
     name: task.name,
     task_file: task.taskFile,
@@ -49,5 +50,8 @@ function taskJson(task: ReportTask): Record<string, unknown> {
     changed_file_count: task.changedFileCount,
     check_count: task.checkCount,
     failed_checks: task.failedChecks,
+    ...(task.limitExceededByFinalReply === null
+      ? {}
+      : { limit_exceeded_by_final_reply: task.limitExceededByFinalReply }),
   };
 }

@@ -1,76 +1,64 @@
 import { z } from "zod";
 import type { Usage } from "../model/model-client.js";
-import { TASK_NAME_PATTERN, TASK_NAME_RULE } from "../task/schema.js";
 import { parseVersionedJson } from "./json-issue.js";
 import { SUMMARY_VERSION } from "./summary.js";
+import {
+  CheckJsonSchema,
+  LimitExceededReadSchema,
+  SummaryJsonSchema,
+  UsageJsonSchema,
+} from "./summary-json-schema.js";
 
-const count = z.number().int().nonnegative();
+/** `usage` read back as a `Usage`. */
+export const UsageReadSchema = UsageJsonSchema.transform(
+  (usage): Usage => ({
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens,
+    cacheReadInputTokens: usage.cache_read_input_tokens,
+  }),
+);
 
-/** Names read back pass the task files' rule: they name folders and are printed in logs. */
-export const TaskNameJsonSchema = z.string().regex(TASK_NAME_PATTERN, {
-  error: (issue) =>
-    `${JSON.stringify(issue.input)} is not a task name (${TASK_NAME_RULE}); the file was edited`,
-});
+/** A plain string `kind`, not the enum: a report still reads runs from a newer agent-run's checks. */
+const CheckSchema = CheckJsonSchema.extend({
+  kind: z.string(),
+  output: z.string().nullable().default(null),
+}).transform((check) => ({
+  name: check.name,
+  kind: check.kind,
+  passed: check.passed,
+  message: check.message,
+  output: check.output,
+  line: check.line,
+  durationMs: check.duration_ms,
+}));
 
-/** `usage` as `summary.json` and `report.json` write it, read back as a `Usage`. */
-export const UsageJsonSchema = z
-  .looseObject({
-    input_tokens: count,
-    output_tokens: count,
-    cache_creation_input_tokens: count,
-    cache_read_input_tokens: count,
-  })
-  .transform(
-    (usage): Usage => ({
-      inputTokens: usage.input_tokens,
-      outputTokens: usage.output_tokens,
-      cacheCreationInputTokens: usage.cache_creation_input_tokens,
-      cacheReadInputTokens: usage.cache_read_input_tokens,
-    }),
-  );
-
-const CheckSchema = z
-  .looseObject({
-    name: z.string(),
-    // A plain string, not the enum: a report still reads runs from a newer agent-run's checks.
-    kind: z.string(),
-    passed: z.boolean(),
-    message: z.string(),
-    output: z.string().nullable().default(null),
-    line: count,
-    duration_ms: z.number().nonnegative(),
-  })
-  .transform((check) => ({
-    name: check.name,
-    kind: check.kind,
-    passed: check.passed,
-    message: check.message,
-    output: check.output,
-    line: check.line,
-    durationMs: check.duration_ms,
-  }));
+/** The figures of a limit a completed run's final answer went past. */
+export type LimitExceededJson = z.infer<typeof LimitExceededReadSchema>;
 
 /**
- * `summary.json` as the report reads it: the fields it needs, extra ones allowed. `status` is any
- * string so that statuses added later (`skipped`, `budget`) still load. Summaries written before
- * checks existed have neither `passed` nor `checks`: they passed when they completed.
+ * `summary.json` as the report reads it: the fields it needs, picked from the written shape, extra
+ * ones ignored. `status` is any string so that statuses added later still load; `changed_files`
+ * only needs the count. Summaries written before checks existed have neither `passed` nor
+ * `checks`: they passed when they completed.
  */
-const RunSummarySchema = z
-  .looseObject({
-    schema_version: z.number().int().positive(),
-    name: TaskNameJsonSchema,
-    task_file: z.string(),
+const RunSummarySchema = SummaryJsonSchema.pick({
+  name: true,
+  task_file: true,
+  error: true,
+  model: true,
+  steps: true,
+  total_tokens: true,
+  cost_usd: true,
+  duration_ms: true,
+})
+  .extend({
     status: z.string().min(1),
     passed: z.boolean().optional(),
-    error: z.string().nullable(),
-    model: z.string(),
-    steps: count,
-    usage: UsageJsonSchema,
-    total_tokens: count,
-    cost_usd: z.number().nonnegative().nullable(),
-    duration_ms: z.number().nonnegative(),
+    usage: UsageReadSchema,
     changed_files: z.array(z.looseObject({ path: z.string() })),
     checks: z.array(CheckSchema).default([]),
+    limit_exceeded_by_final_reply: LimitExceededReadSchema.nullable().default(null),
   })
   .transform((run) => ({
     name: run.name,
@@ -86,6 +74,7 @@ const RunSummarySchema = z
     durationMs: run.duration_ms,
     changedFileCount: run.changed_files.length,
     checks: run.checks,
+    limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
   }));
 
 /** One check of a run, as `summary.json` recorded it. */

@@ -1,4 +1,4 @@
-import type { RunStatus } from "../agent/events.js";
+import type { LimitExceeded, RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
@@ -6,6 +6,7 @@ import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
 import type { GitDirChange } from "../workspace/git-dir-state.js";
+import type { SummaryJson } from "./summary-json-schema.js";
 
 /** The file in each run folder that holds its summary. */
 export const SUMMARY_FILE = "summary.json";
@@ -38,10 +39,12 @@ export type TaskSummary = {
   passed: boolean;
   /** Set for replays, forks and resumes. */
   origin?: RunOrigin | undefined;
+  /** A completed run whose final answer went past a token or cost limit (see `RunResult`). */
+  limitExceededByFinalReply?: LimitExceeded | undefined;
 };
 
-/** `summary.json`'s JSON shape (snake_case, like the transcript). */
-export function summaryJson(summary: TaskSummary): Record<string, unknown> {
+/** `summary.json`'s JSON shape (snake_case, like the transcript), typed by its published schema. */
+export function summaryJson(summary: TaskSummary): SummaryJson {
   return {
     schema_version: SUMMARY_VERSION,
     name: summary.name,
@@ -62,6 +65,9 @@ export function summaryJson(summary: TaskSummary): Record<string, unknown> {
     transcript: "transcript.jsonl",
     patch: summary.patchFile,
     ...(summary.origin === undefined ? {} : { origin: originLine(summary.origin) }),
+    ...(summary.limitExceededByFinalReply === undefined
+      ? {}
+      : { limit_exceeded_by_final_reply: summary.limitExceededByFinalReply }),
     checks: summary.checks.map(checkResultJson),
   };
 }

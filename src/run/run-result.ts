@@ -64,5 +64,6 @@ export function toSummary(
     ...produced,
     passed: final.status === "completed" && produced.checks.every((check) => check.passed),
     origin: options.origin,
+    limitExceededByFinalReply: final.limitExceededByFinalReply,
   };
 }

@@ -60,12 +60,20 @@ export async function runTask(options: RunTaskOptions): Promise<TaskSummary> {
   }
 }
 
-/** A task the batch does not run (its budget is spent): a transcript and summary that say why. */
-export async function skipTask(options: RunTaskOptions, reason: string): Promise<TaskSummary> {
+/**
+ * A task the batch does not run: `skipped` (its budget is spent, its key was refused) or `not_run`
+ * (the batch was cancelled first). A transcript and summary say why, so `agent-run report` counts
+ * it as the batch's `report.json` does, and `agent-run resume` finds it.
+ */
+export async function skipTask(
+  options: RunTaskOptions,
+  reason: string,
+  status: "skipped" | "not_run" = "skipped",
+): Promise<TaskSummary> {
   const run = await openRun(options);
   writeInit(run, undefined, undefined);
   const work = {
-    result: emptyResult("skipped", reason, 0),
+    result: emptyResult(status, reason, 0),
     changes: undefined,
     gitChanges: [],
     checks: [],

@@ -1,26 +1,40 @@
-import { posix, win32 } from "node:path";
+import { posix } from "node:path";
 import { z } from "zod";
-import { patternProblem } from "../checks/check-pattern.js";
+import { FLAG_GROUP_PATTERN, patternProblem } from "../checks/check-pattern.js";
 import { CHECK_KINDS } from "../checks/types.js";
 import { describeValue } from "./describe-value.js";
-import { duration, nonNegativeInt } from "./schema-fields.js";
+import { duration, nonBlankString, nonNegativeInt } from "./schema-fields.js";
 
 /** A `run` check's own limit when it sets none: a whole test suite fits, a hang does not last. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 5 * 60_000;
 
 const KIND_LIST = CHECK_KINDS.join(", ");
 
-/** Absolute or `..`-escaping paths can never name a workspace file, so they are refused at load time. */
+/** Absolute, POSIX or Windows: exactly what `posix.isAbsolute` or `win32.isAbsolute` accepts. */
+const ABSOLUTE_PATH = /^(?:[\\/]|[A-Za-z]:[\\/])/;
+
+/** A `..` segment, between either separator. */
+const PARENT_SEGMENT = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
+
+/** The same rule for JSON Schema, which has only a pattern: neither absolute nor with a `..`. */
+const WORKSPACE_PATH_PATTERN = `^(?!${ABSOLUTE_PATH.source.slice(1)})(?![\\s\\S]*${PARENT_SEGMENT.source})`;
+
+/**
+ * Absolute paths never name a workspace file, and a `..` segment either leaves the workspace or
+ * takes a detour (a glob with one never matches a changed file's path), so both are refused at
+ * load time, by a rule a JSON Schema pattern can state.
+ */
 function placeProblem(value: string, what: "path" | "glob"): string | undefined {
   const example = what === "path" ? "src/app.js" : "src/**";
-  if (posix.isAbsolute(value) || win32.isAbsolute(value)) {
+  if (ABSOLUTE_PATH.test(value)) {
     return `expected a ${what} relative to the workspace root (like "${example}"), got ${describeValue(value)}`;
   }
+  if (!PARENT_SEGMENT.test(value)) return undefined;
   const normalized = posix.normalize(value.replaceAll("\\", "/"));
   if (normalized === ".." || normalized.startsWith("../")) {
     return `${what} ${describeValue(value)} leads outside the workspace; write it relative to the workspace root (like "${example}")`;
   }
-  return undefined;
+  return `${what} ${describeValue(value)} has a ".." segment; write it without one, relative to the workspace root (like "${example}")`;
 }
 
 function workspaceString(what: "path" | "glob") {
@@ -30,7 +44,8 @@ function workspaceString(what: "path" | "glob") {
     .check((ctx) => {
       const message = placeProblem(ctx.value, what);
       if (message !== undefined) ctx.issues.push({ code: "custom", input: ctx.value, message });
-    });
+    })
+    .meta({ pattern: WORKSPACE_PATH_PATTERN });
 }
 
 const workspacePath = (description: string) => workspaceString("path").describe(description);
@@ -45,6 +60,9 @@ const pattern = (description: string) =>
       const message = `invalid regular expression: ${problem}`;
       ctx.issues.push({ code: "custom", input: ctx.value, message });
     })
+    // A leading flag group is not JavaScript syntax, so "format: regex" holds for the rest only;
+    // the schema leaves a pattern with a flag group to the runner.
+    .meta({ anyOf: [{ format: "regex" }, { pattern: FLAG_GROUP_PATTERN }] })
     .describe(description);
 
 const globList = (description: string) =>
@@ -90,18 +108,12 @@ const ChangedFilesSchema = z
 const CheckItemSchema = z
   .object(
     {
-      name: z
-        .string()
-        .trim()
-        .min(1, "must not be empty; remove it to use the default name")
+      name: nonBlankString("must not be empty; remove it to use the default name")
         .optional()
         .describe(
           'Name shown in summaries and reports. Default: a short description such as "run: npm test".',
         ),
-      run: z
-        .string()
-        .trim()
-        .min(1, 'must not be empty; write the command to run, e.g. "npm test"')
+      run: nonBlankString('must not be empty; write the command to run, e.g. "npm test"')
         .optional()
         .describe(
           "Shell command run with bash in the final workspace; passes when it exits 0. Its output is kept (capped).",
@@ -173,7 +185,8 @@ const CheckItemSchema = z
   })
   .meta({
     description: `One check: exactly one of ${KIND_LIST}, plus an optional name (and timeout, for run).`,
-    oneOf: CHECK_KINDS.map((kind) => ({ required: [kind] })),
+    // `properties` repeats the kind so that Ajv's strictRequired sees it defined in the branch.
+    oneOf: CHECK_KINDS.map((kind) => ({ properties: { [kind]: true }, required: [kind] })),
     dependencies: { timeout: ["run"] },
   });
 

@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { TaskFileSchema } from "./schema.js";
 
+/** Where every published schema's `$id` starts: the repository's schema/ folder. */
+export const SCHEMA_ID_BASE = "https://github.com/agent-run/agent-run/schema/";
+
 /** Where editors find the schema; `npm run schema` writes it to schema/task.schema.json. */
-export const TASK_SCHEMA_ID = "https://github.com/agent-run/agent-run/schema/task.schema.json";
+export const TASK_SCHEMA_ID = `${SCHEMA_ID_BASE}task.schema.json`;
 
 /**
  * The task file format as JSON Schema, generated from `TaskFileSchema` so the two never drift.

@@ -74,8 +74,11 @@ function refined(problem: (value: string) => string | undefined) {
 /** A base URL (task files, transcripts): its problems phrased by `baseUrlProblem`. */
 export const baseUrlField = refined(baseUrlProblem);
 
-/** A key variable's name (task files, transcripts): never a key. */
-export const apiKeyEnvField = refined(apiKeyEnvProblem);
+/**
+ * A key variable's name (task files, transcripts): never a key. The JSON Schema states the name's
+ * shape; the key-like prefixes and randomness the runner also refuses are beyond a pattern.
+ */
+export const apiKeyEnvField = refined(apiKeyEnvProblem).meta({ pattern: ENV_NAME_PATTERN.source });
 
 const flag = (description: string) => z.boolean().optional().describe(description);
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
+import { decimalAtMostPattern } from "./decimal-pattern.js";
 import { describeValue } from "./describe-value.js";
 
 const DURATION_PATTERN = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/;
@@ -7,12 +8,18 @@ const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
 /** Parses `90s`, `10m`, `1.5h`, `500ms`, or a bare number of seconds; null when malformed. */
 export function parseDuration(value: string | number): number | null {
-  if (typeof value === "number") return positiveMs(value * 1_000);
+  const ms = writtenMs(value);
+  return ms === null ? null : positiveMs(ms);
+}
+
+/** The duration as written, in milliseconds before rounding; null when malformed. */
+function writtenMs(value: string | number): number | null {
+  if (typeof value === "number") return value * 1_000;
   const match = DURATION_PATTERN.exec(value.trim());
   if (match === null) return null;
   const [, amount, unit] = match;
   if (unit === undefined || !isDurationUnit(unit)) return null;
-  return positiveMs(Number(amount) * UNIT_MS[unit]);
+  return Number(amount) * UNIT_MS[unit];
 }
 
 function positiveMs(ms: number): number | null {
@@ -35,19 +42,34 @@ function positiveIntMessage(issue: { input?: unknown }): string {
 /** Durations past this are refused: a week is longer than any CI job runs. */
 const MAX_DURATION_MS = 7 * 24 * 3_600_000;
 
+/**
+ * The JSON Schema's form of a duration string: the runner's shape, not all zeros, and at most
+ * `MAX_DURATION_MS` in its own unit (604800000ms, 604800s, 10080m, 168h). It cannot see rounding:
+ * "0.1ms" (under 1 ms) passes it and the runner refuses it.
+ */
+const DURATION_SCHEMA_PATTERN = `^(?=[\\d.]*[1-9])(?:${Object.entries(UNIT_MS)
+  .map(([unit, ms]) => `${decimalAtMostPattern(MAX_DURATION_MS / ms)}\\s*${unit}`)
+  .join("|")})$`;
+
 /** An optional duration field (`90s`, `10m`, or seconds), shared by limits, bash and run checks. */
 export function duration(description: string) {
   return z
     .union(
       [
-        z.string().regex(DURATION_PATTERN, { error: durationMessage }),
-        z.number({ error: durationMessage }).positive({ error: durationMessage }),
+        z
+          .string()
+          .regex(DURATION_PATTERN, { error: durationMessage })
+          .meta({ pattern: DURATION_SCHEMA_PATTERN }),
+        z
+          .number({ error: durationMessage })
+          .positive({ error: durationMessage })
+          .meta({ maximum: MAX_DURATION_MS / 1_000 }),
       ],
       { error: durationMessage },
     )
     .check((ctx) => {
-      // Only for values of the right shape that still mean no time at all ("0s"); others already failed above.
-      const ms = ctx.issues.length === 0 ? parseDuration(ctx.value) : undefined;
+      // The bound is on the value as written (not rounded), as the JSON Schema states it.
+      const ms = ctx.issues.length === 0 ? writtenMs(ctx.value) : undefined;
       if (ms !== undefined && ms !== null && ms > MAX_DURATION_MS) {
         ctx.issues.push({
           code: "custom",
@@ -65,6 +87,14 @@ export function duration(description: string) {
     })
     .optional()
     .describe(description);
+}
+
+/**
+ * A string with a character other than white space, trimmed. `.trim()` is a transform JSON Schema
+ * cannot state, so the pattern says it: JavaScript's `\s` is the set `trim` removes.
+ */
+export function nonBlankString(message: string) {
+  return z.string().trim().min(1, message).meta({ pattern: "\\S" });
 }
 
 /** An optional positive integer field, with one message for every way it can be wrong. */
@@ -147,9 +177,14 @@ function sizeMessage(issue: { input?: unknown }): string {
 /** An optional size field (`1GiB`, `64M`, or bytes), between 1 MiB and 1 TiB. */
 export function byteSize(description: string) {
   return z
-    .union([z.string().regex(SIZE_PATTERN, { error: sizeMessage }), z.number()], {
-      error: sizeMessage,
-    })
+    .union(
+      [
+        z.string().regex(SIZE_PATTERN, { error: sizeMessage }),
+        // The string form's bounds depend on its unit; the JSON Schema states the bare number's.
+        z.number().meta({ type: "integer", minimum: MIN_SIZE_BYTES, maximum: MAX_SIZE_BYTES }),
+      ],
+      { error: sizeMessage },
+    )
     .check((ctx) => {
       if (ctx.issues.length > 0) return;
       const bytes = parseSize(ctx.value);

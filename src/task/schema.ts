@@ -13,7 +13,14 @@ import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
 import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
-import { byteSize, duration, positiveInt, positiveUsd, toolList } from "./schema-fields.js";
+import {
+  byteSize,
+  duration,
+  nonBlankString,
+  positiveInt,
+  positiveUsd,
+  toolList,
+} from "./schema-fields.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -56,11 +63,9 @@ export const TaskFileSchema = z
       .describe(
         "Task name: names the run's output folder and appears in reports; unique within one run. Letters, digits, '.', '_' or '-'. Default: the file name without its extension.",
       ),
-    prompt: z
-      .string()
-      .trim()
-      .min(1, "must not be empty; write what the agent should do")
-      .describe("What the agent should do: the first user message of the run. Required."),
+    prompt: nonBlankString("must not be empty; write what the agent should do").describe(
+      "What the agent should do: the first user message of the run. Required.",
+    ),
     workspace: z
       .string()
       .min(1, "must not be empty; name the folder the agent works in")
@@ -134,6 +139,8 @@ export const TaskFileSchema = z
         ),
       })
       .strict()
+      // The runner refuses an empty section ("asks for nothing"); the schema says so too.
+      .meta({ minProperties: 1 })
       .optional()
       .describe(
         "Turns on the model's reasoning (thinking). Thinking tokens are output tokens: they count against the token limits and the cost. Default: the model's own default (no thinking parameters sent).",

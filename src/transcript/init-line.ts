@@ -178,7 +178,7 @@ function compatLine(compat: OpenAICompat): Record<string, unknown> {
 }
 
 /** The origin as the init line and `summary.json` record it. */
-export function originLine(origin: RunOrigin): Record<string, unknown> {
+export function originLine(origin: RunOrigin) {
   return {
     kind: origin.kind,
     transcript: origin.transcript,

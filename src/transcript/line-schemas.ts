@@ -205,6 +205,10 @@ const ResultLineBody = z.looseObject({
   terminal_reason: z.enum(SDK_TERMINAL_REASONS).optional(),
   /** Why the run did not complete; the SDK requires it on every error subtype. */
   errors: z.array(z.string()).optional(),
+  /** A completed run whose final answer went past a token or cost limit (agent-run's own). */
+  limit_exceeded_by_final_reply: z
+    .object({ limit: z.enum(["max_tokens", "max_cost"]), used: z.number(), max: z.number() })
+    .optional(),
 });
 
 /** Each kind of line as read back: its body and the fields every line carries. */

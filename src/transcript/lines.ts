@@ -50,6 +50,7 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
         ...(event.recordedContent === undefined ? {} : { recorded_output: event.recordedContent }),
         ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }),
         ...(event.isRefused === true ? { permission_denied: true as const } : {}),
+        ...(event.isInterrupted === true ? { interrupted: true } : {}),
       };
     case "model_retry":
       return retryLine(event.step, event.notice);

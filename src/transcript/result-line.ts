@@ -17,6 +17,7 @@ const RESULT_SUBTYPE: Record<RunStatus, ResultLineShape["subtype"]> = {
   protocol_error: "error_during_execution",
   cancelled: "error_during_execution",
   skipped: "error_during_execution",
+  not_run: "error_during_execution",
   error: "error_during_execution",
 };
 
@@ -36,6 +37,7 @@ const TERMINAL_REASON: Record<RunStatus, ResultLineShape["terminal_reason"]> = {
   protocol_error: "malformed_tool_use_exhausted",
   cancelled: undefined,
   skipped: undefined,
+  not_run: undefined,
   error: "api_error",
 };
 
@@ -106,6 +108,9 @@ export function resultLine(info: ResultInfo): ResultLineShape {
     stop_reason: result.stopReason,
     ...(terminalReason === undefined ? {} : { terminal_reason: terminalReason }),
     ...(result.status === "completed" ? {} : { errors: errorsOf(result) }),
+    ...(result.limitExceededByFinalReply === undefined
+      ? {}
+      : { limit_exceeded_by_final_reply: result.limitExceededByFinalReply }),
     changed_files: info.changedFiles,
     workspace: info.workspace,
   };

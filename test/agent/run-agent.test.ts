@@ -208,6 +208,51 @@ describe("runAgent", () => {
     });
   });
 
+  test("a final answer that crosses max_tokens completes, and the result records the excess", async () => {
+    const model = recordingModel(
+      reply().toolUse("echo", { text: "1" }).usage(400, 50),
+      reply().text("All done.").usage(500, 100),
+    );
+    const { promise, events } = run(model, { maxTokens: 1000 });
+    const result = await promise;
+
+    expect(model.requests).toHaveLength(2);
+    expect(result).toMatchObject({
+      status: "completed",
+      steps: 2,
+      finalText: "All done.",
+      limitExceededByFinalReply: { limit: "max_tokens", used: 1050, max: 1000 },
+    });
+    expect(events.some((event) => event.type === "limit_reached")).toBe(false);
+  });
+
+  test("a reply cut off at max_output_tokens that crosses max_tokens still stops at max_tokens", async () => {
+    const model = recordingModel(reply().text("Half of it").stop("max_tokens").usage(900, 200));
+    const result = await run(model, { maxTokens: 1000 }).promise;
+
+    expect(result.status).toBe("max_tokens");
+    expect(result.limitExceededByFinalReply).toBeUndefined();
+  });
+
+  test("a tool call the abort cut short is marked interrupted; the calls before it are not", async () => {
+    const controller = new AbortController();
+    const model = recordingModel(
+      reply().toolUse("echo", { text: "1" }).toolUse("wait", {}),
+      reply().text("never"),
+    );
+    isWaiting = false;
+    const { promise, events } = run(model, { signal: controller.signal });
+    await vi.waitFor(() => expect(isWaiting).toBe(true));
+    controller.abort("cancelled");
+    await promise;
+
+    const results = events.filter((event) => event.type === "tool_result");
+    expect(results.map((event) => [event.toolName, event.isInterrupted])).toEqual([
+      ["echo", false],
+      ["wait", true],
+    ]);
+  });
+
   test("a budget spent exactly refuses the next call", async () => {
     const model = recordingModel(
       reply().toolUse("echo", { text: "1" }).usage(60, 40),

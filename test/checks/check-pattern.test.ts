@@ -29,7 +29,15 @@ describe("compileCheckPattern", () => {
   });
 
   test("patternProblem says why a pattern does not compile, naming the flag syntax, or nothing", () => {
-    const patterns = ["return (a", "(?i)[z-a]", "fixed(?i)", "(?x)a b", "(?i)a(?s:b)", "ok"];
+    const patterns = [
+      "return (a",
+      "(?i)[z-a]",
+      "fixed(?i)",
+      "(?x)a b",
+      "(?i)a(?s:b)",
+      "ok\\Z",
+      "ok",
+    ];
 
     const problems = patterns.map(patternProblem);
 
@@ -41,6 +49,7 @@ describe("compileCheckPattern", () => {
       `/fixed(?i)/: Invalid group; flags work only as one group at the very start of the pattern: ${syntax}`,
       `flag x in (?x) is not supported; ${syntax}`,
       `/a(?s:b)/i: Invalid group; flags work only as one group at the very start of the pattern: ${syntax}`,
+      '\\Z is not JavaScript syntax (it matches a plain "Z"); write $ for the end of the text',
       undefined,
     ]);
   });

@@ -159,4 +159,28 @@ describe("bad input: exit 2, a message naming the file and the place, nothing ru
     );
     expect(existsSync(join(dir, "out"))).toBe(false);
   });
+  test("every bad replies file is reported in one run, not only the first", async () => {
+    await mkdir(join(dir, "ws"));
+    for (const name of ["a", "b"]) {
+      await writeFile(
+        join(dir, `${name}.yaml`),
+        `prompt: Go.\nworkspace: ws\nreplies: ${name}-r.yaml\n`,
+      );
+    }
+    await writeFile(join(dir, "a-r.yaml"), "- content:\n    - type: tool_us\n");
+    await writeFile(join(dir, "b-r.yaml"), "- content: [\n");
+    const run = await runCli([
+      "--offline",
+      join(dir, "a.yaml"),
+      join(dir, "b.yaml"),
+      "--out",
+      join(dir, "out"),
+    ]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain("agent-run: 2 problems in the task files; nothing was run");
+    expect(run.stderr).toContain(`${relative(process.cwd(), join(dir, "a-r.yaml"))}:2:`);
+    expect(run.stderr).toContain(`${relative(process.cwd(), join(dir, "b-r.yaml"))}:`);
+    expect(existsSync(join(dir, "out"))).toBe(false);
+  });
 });

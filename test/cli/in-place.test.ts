@@ -94,7 +94,7 @@ describe("--in-place and the output folder", () => {
     expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
   });
 
-  test("a batch cancelled before a task starts leaves that task's earlier outputs alone", async () => {
+  test("a batch cancelled before a task starts records it as not run, at no cost; resume OUT runs it", async () => {
     await using ws = await tmpWorkspace({
       files: {
         "w/a.txt": "old\n",
@@ -103,14 +103,18 @@ describe("--in-place and the output folder", () => {
       },
     });
     const argv = ["--offline", ws.path("t.yaml"), "--out", ws.path("out")];
-    expect((await runCli(argv)).exitCode).toBe(0);
     const controller = new AbortController();
     controller.abort();
     const run = await runCli(argv, { signal: controller.signal });
 
     expect(run.exitCode).toBe(1);
-    expect(run.stdout).toMatch(/^\| t +\| cancelled \| no +\|/m);
-    expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "completed", steps: 2 });
+    expect(run.stdout).toMatch(/^\| t +\| not_run \| no +\|/m);
+    expect(run.stdout).not.toMatch(/without a price/);
+    expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "not_run", cost_usd: 0 });
+
+    const resumed = await runCli(["resume", ws.path("out"), "--offline"]);
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(/^\| t +\| completed \| yes +\|/m);
     expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
   });
 });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { applyPatchToCopy, readSummary, readTranscript } from "../helpers/outputs.js";
 import { readPidFile, waitUntilGone } from "../helpers/processes.js";
-import { reply } from "../helpers/replies.js";
+import { httpError, reply } from "../helpers/replies.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const BIN = resolve("bin/agent-run.js");
@@ -350,5 +350,33 @@ describe("the agent-run binary, offline, in place with --out inside the workspac
     };
     expect(report.tasks[0]?.error).toMatch(/transcript\.jsonl was replaced by another file/);
     expect(await readFile(ws.path("agent-runs/t/transcript.jsonl"), "utf8")).toBe("{}\n");
+  });
+
+  test("Ctrl-C during a batch whose key was refused exits 130, not the refused key's 2", async () => {
+    await using server = await startMockHttpServer();
+    await using ws = await tmpWorkspace({ files: { "a.txt": "x" } });
+    const pidFile = join(dir, "pid.txt");
+    // Whichever task asks first sleeps in bash; the other's key is refused.
+    server.queue(reply().toolUse("bash", { command: `echo $$ > ${pidFile}; sleep 5` }));
+    server.queue(
+      httpError(401, {
+        type: "error",
+        error: { type: "authentication_error", message: "bad key" },
+      }),
+    );
+    const files = ["one", "two"].map((name) => join(dir, `${name}.yaml`));
+    for (const [index, file] of files.entries()) {
+      await writeFile(file, `name: t${index}\nprompt: Wait.\nworkspace: ${ws.root}\n`);
+    }
+    const { child, done } = spawnCli(["-j", "2", ...files, "--out", join(dir, "out")], {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: server.url,
+    });
+    await readPidFile(pidFile);
+    child.kill("SIGINT");
+    const result = await done;
+
+    expect(result.stderr).toMatch(/the API refused the key \(401\)/);
+    expect(result.code).toBe(130);
   });
 });

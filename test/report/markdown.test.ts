@@ -45,3 +45,20 @@ describe("formatReportMarkdown", () => {
     expect(widths.size).toBe(1);
   });
 });
+
+describe("formatReportMarkdown(report, 'plain'): the log's table, read as text", () => {
+  test("names and messages carry no Markdown escapes; only `|` is escaped, to keep the columns", () => {
+    const plain = formatReportMarkdown(report, "plain");
+
+    expect(plain.split("\n\n").slice(1).join("\n\n")).toMatchInlineSnapshot(`
+      "1/3 passed (33.3%), 7,000 tokens, $0.0334 (1 task without a price, not counted)
+
+      Failures:
+      - beta: status max_steps — stopped after 8 steps (limits.max_steps)
+      - beta: tests pass — \`npm test\` exited with 1
+      - gamma: has <export> & "quotes" — src/app.js does not contain "export" & <main>
+      - gamma: no debug — found console.log"
+    `);
+    expect(plain).not.toMatch(/\\[`:_*<>&]|&(amp|lt|gt);/);
+  });
+});

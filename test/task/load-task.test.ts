@@ -686,4 +686,28 @@ describe("loadTasks: checks", () => {
       `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
     ]);
   });
+
+  test("a '..' segment is refused even when the path stays inside (the JSON Schema's rule too)", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "t.yaml": [
+          "prompt: x",
+          "workspace: proj",
+          "checks:",
+          "  - file_exists: src/../a.txt",
+          '  - changed_files: { only: ["src\\\\..\\\\..\\\\**"] }',
+          "",
+        ].join("\n"),
+      },
+    });
+    const file = ws.path("t.yaml");
+
+    const problems = await problemsOf([file]);
+
+    expect(problems).toEqual([
+      `${file}:4:18: checks[0].file_exists: path "src/../a.txt" has a ".." segment; write it without one, relative to the workspace root (like "src/app.js")`,
+      `${file}:5:29: checks[1].changed_files.only[0]: glob "src\\\\..\\\\..\\\\**" leads outside the workspace; write it relative to the workspace root (like "src/**")`,
+    ]);
+  });
 });

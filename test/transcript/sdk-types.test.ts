@@ -9,7 +9,7 @@ import { startOpenAIHttpServer } from "../helpers/openai-http-server.js";
 import { readPidFile } from "../helpers/processes.js";
 import { httpError, type ReplyBuilder, reply } from "../helpers/replies.js";
 import { type CheckedFile, typeCheck } from "../helpers/sdk-type-check.js";
-import { spawnCli, startCli } from "../helpers/spawn-cli.js";
+import { spawnCli } from "../helpers/spawn-cli.js";
 import { type TmpWorkspace, tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 // Real transcripts of every way a run ends, written by the built binary, type-checked against
@@ -152,9 +152,14 @@ async function runCancelled(server: MockHttpServer): Promise<void> {
   );
   const task = dir.path("cancelled.yaml");
   await writeFile(task, "name: cancelled\nprompt: Wait.\nworkspace: ws\n");
-  const { child, done } = startCli([task, "--out", dir.path("out")], env(server));
+  let kill = () => {};
+  const done = spawnCli([task, "--out", dir.path("out")], env(server), {
+    onSpawn: (child) => {
+      kill = () => child.kill("SIGTERM");
+    },
+  });
   await readPidFile(dir.path("out/cancelled/workspace/pid.txt"));
-  child.kill("SIGTERM");
+  kill();
   await done;
   await readRun("cancelled");
 }

@@ -1,12 +1,15 @@
 import { join, resolve } from "node:path";
 import { ConfigError } from "../../errors.js";
 import { isSameOrInside, resolveRealPath } from "../../fs/real-path.js";
-import { recordedRun } from "../../replay/recorded-run.js";
+import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
 import { refreshFolderReport } from "../../report/folder-report.js";
+import { formatReportMarkdown } from "../../report/markdown.js";
 import { isReplaceable, RUN_MARKER_FILE, TRANSCRIPT_FILE } from "../../run/run-folder.js";
 import { loadTasks } from "../../task/load-task.js";
+import type { Task } from "../../task/schema.js";
 import { readTranscript } from "../../transcript/reader.js";
 import type { CliIo } from "../io.js";
+import { findRecordedRuns } from "../recorded-inputs.js";
 import type { ReplayArgs } from "../replay-flags.js";
 import { type ReplayJob, refuseDuplicateRunDirs, runReplayJobs } from "./replay-jobs.js";
 
@@ -31,9 +34,9 @@ function refuseRunDir(path: string, outDir: string, runDir: string): void {
 }
 
 /**
- * `agent-run replay <transcripts...>`: re-run recorded runs offline and report divergences;
- * with `--until-step K --continue`, fork them. Returns the exit code: 1 when a task did not pass,
- * or, with `--strict`, when a replay diverged.
+ * `agent-run replay <runs...>` (transcripts, run folders, batch folders, globs): re-run recorded
+ * runs offline and report divergences; with `--until-step K --continue`, fork them. Returns the
+ * exit code: 1 when a task did not pass, or, with `--strict`, when a replay diverged.
  */
 export async function replayCommand(
   args: ReplayArgs,
@@ -42,12 +45,25 @@ export async function replayCommand(
 ): Promise<number> {
   const outDir = resolve(args.outDir);
   const jobs: ReplayJob[] = [];
-  for (const path of args.transcripts) {
+  const inputs = await findRecordedRuns(args.transcripts, "replay");
+  const task = args.taskFile === undefined ? undefined : (await loadTasks([args.taskFile]))[0];
+  if (task !== undefined && inputs.length > 1) {
+    throw new ConfigError(
+      `--task goes with one recorded run at a time; ${args.transcripts.join(" ")} holds ${inputs.length}`,
+    );
+  }
+  for (const { transcript: path } of inputs) {
     const recorded = recordedRun(
       path,
       await readTranscript(path, { isPartialLastLineDropped: true }),
     );
     const steps = recorded.replies.length;
+    if (args.untilStep !== undefined && args.untilStep > steps) {
+      io.writeErr(
+        `agent-run: warning: ${path}: --until-step ${args.untilStep} is beyond the recording, which has ${steps} ${steps === 1 ? "step" : "steps"}; replaying all ${steps}`,
+      );
+    }
+    if (task !== undefined) warnUnusedTaskFields(io, args.taskFile ?? "", task, recorded);
     const runDir = join(outDir, recorded.task.name);
     refuseRunDir(path, outDir, runDir);
     jobs.push({
@@ -61,10 +77,28 @@ export async function replayCommand(
     });
   }
   refuseDuplicateRunDirs(jobs);
-  const task = args.taskFile === undefined ? undefined : (await loadTasks([args.taskFile]))[0];
   const outcomes = await runReplayJobs(jobs, args, io, signal, task);
-  io.writeOut(await refreshFolderReport(outDir, io.redact));
+  io.writeOut(formatReportMarkdown(await refreshFolderReport(outDir, io.redact), "plain"));
   io.writeOut(`outputs in ${outDir}`);
   const isStrictFailure = args.isStrict && outcomes.some((outcome) => outcome.divergentSteps > 0);
   return isStrictFailure || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
+}
+
+/**
+ * `--task`'s `name` and `workspace` are not used: the new run is named after the recording (its
+ * folder under --out, its place in a report) and starts from the recorded workspace, where the
+ * recorded tool calls ran. Saying so beats silently ignoring a file that names others.
+ */
+function warnUnusedTaskFields(io: CliIo, file: string, task: Task, recorded: RecordedRun): void {
+  const unused = [
+    task.name === recorded.task.name
+      ? undefined
+      : `name "${task.name}" (the run keeps the recording's, "${recorded.task.name}")`,
+    resolve(task.workspace) === resolve(recorded.task.workspace)
+      ? undefined
+      : `workspace ${task.workspace} (the run starts from the recorded one, ${recorded.task.workspace})`,
+  ].filter((text) => text !== undefined);
+  if (unused.length === 0) return;
+  const verb = unused.length === 1 ? "is" : "are";
+  io.writeErr(`agent-run: warning: --task ${file}: its ${unused.join(" and ")} ${verb} not used`);
 }

@@ -1,41 +1,30 @@
-import { existsSync } from "node:fs";
 import { rename } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../errors.js";
 import { totalTokens, usageOf } from "../../model/model-client.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
 import { refreshFolderReport } from "../../report/folder-report.js";
-import { RUN_MARKER_FILE, runDirState, TRANSCRIPT_FILE } from "../../run/run-folder.js";
+import { RUN_MARKER_FILE, runDirState } from "../../run/run-folder.js";
 import { readTranscript } from "../../transcript/reader.js";
+import { printBatchEnd } from "../batch-end.js";
 import type { CliIo } from "../io.js";
+import { findRecordedRuns } from "../recorded-inputs.js";
 import type { ResumeArgs } from "../replay-flags.js";
 import { type ReplayJob, refuseDuplicateRunDirs, runReplayJobs } from "./replay-jobs.js";
 
-/** `agent-run resume <run folders...>`: continue runs stopped by a limit, a cancellation or a kill. */
+/**
+ * `agent-run resume <runs...>`: continue runs stopped by a limit, a cancellation or a kill. Each
+ * is a task's run folder, or a batch's output folder: there, the finished runs are kept and the
+ * interrupted ones resumed (cancelled, killed, or never started). Prints each output folder's
+ * table as `run` does; returns 1 when a resumed task, or a task of a batch folder, did not pass.
+ */
 export async function resumeCommand(
   args: ResumeArgs,
   io: CliIo,
   signal: AbortSignal,
 ): Promise<number> {
-  const jobs: ReplayJob[] = [];
-  for (const folder of args.folders.map((path) => resolve(path))) {
-    const path = join(folder, TRANSCRIPT_FILE);
-    if (!existsSync(path))
-      throw new ConfigError(
-        `${folder}: no transcript.jsonl here; give the run's folder (DIR/<task>)`,
-      );
-    const recorded = recordedRun(
-      path,
-      await readTranscript(path, { isPartialLastLineDropped: true }),
-    );
-    const job = resumeJob(folder, recorded, args);
-    if (runDirState(folder) !== "ours") {
-      throw new ConfigError(
-        `${folder}: not an agent-run output folder (it has no ${RUN_MARKER_FILE} marker), so resume will not write to it`,
-      );
-    }
-    jobs.push(job);
-  }
+  const startedAt = performance.now();
+  const { jobs, batches } = await resumeJobs(args);
   refuseDuplicateRunDirs(jobs);
   for (const job of jobs) {
     // The earlier transcript stays beside the new one, and the new one's origin points at it.
@@ -45,10 +34,51 @@ export async function resumeCommand(
     job.preserve = [previous];
   }
   const outcomes = await runReplayJobs(jobs, args, io, signal, undefined);
+  const wallTimeMs = performance.now() - startedAt;
+  let isBatchFailed = false;
   for (const outDir of new Set(jobs.map((job) => dirname(job.runDir)))) {
-    if (existsSync(join(outDir, "report.json"))) await refreshFolderReport(outDir, io.redact);
+    const report = await refreshFolderReport(outDir, io.redact);
+    printBatchEnd(io, { report, outDir, wallTimeMs });
+    if (batches.has(outDir) && report.totals.failed > 0) isBatchFailed = true;
   }
-  return outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
+  return isBatchFailed || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
+}
+
+/** The jobs to run, each run checked first; and the batch folders given (their paths resolved). */
+async function resumeJobs(args: ResumeArgs): Promise<{ jobs: ReplayJob[]; batches: Set<string> }> {
+  const jobs: ReplayJob[] = [];
+  const batches = new Set<string>();
+  const inputs = await findRecordedRuns(args.folders, "resume");
+  for (const input of inputs) {
+    const folder = resolve(input.folder ?? dirname(input.transcript));
+    const recorded = recordedRun(
+      input.transcript,
+      await readTranscript(input.transcript, { isPartialLastLineDropped: true }),
+    );
+    if (input.batch !== undefined) batches.add(resolve(input.batch));
+    // In a batch's folder, a run that finished (however it ended) is kept as it is.
+    if (input.batch !== undefined && !isInterrupted(recorded)) continue;
+    const job = resumeJob(folder, recorded, args);
+    if (runDirState(folder) !== "ours") {
+      throw new ConfigError(
+        `${folder}: not an agent-run output folder (it has no ${RUN_MARKER_FILE} marker), so resume will not write to it`,
+      );
+    }
+    jobs.push(job);
+  }
+  for (const batch of batches) {
+    if (jobs.some((job) => dirname(job.runDir) === batch)) continue;
+    throw new ConfigError(
+      `${batch}: every run in it finished, so there is nothing to resume; to continue one that stopped at a limit, give its folder (${join(batch, "<task>")}) with the limit raised`,
+    );
+  }
+  return { jobs, batches };
+}
+
+/** A run the batch did not let finish: cancelled, killed (no result line), or never started. */
+function isInterrupted(recorded: RecordedRun): boolean {
+  const status = recorded.ending?.status;
+  return status === undefined || status === "cancelled" || status === "not_run";
 }
 
 /** What resuming one run means, or why it can't be resumed. */

@@ -1,18 +1,19 @@
-import { relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { BatchBudget } from "../../batch/batch-budget.js";
 import { createBatchLog } from "../../batch/batch-log.js";
 import { type Batch, type KeyRefusal, runBatch } from "../../batch/run-batch.js";
 import { selectShard } from "../../batch/shard.js";
 import { ConfigError } from "../../errors.js";
-import { formatDuration } from "../../format.js";
 import { endpointHint } from "../../model/endpoint-hints.js";
 import { findPrice, type PriceTable } from "../../model/pricing.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
+import { formatReportMarkdown } from "../../report/markdown.js";
 import type { TaskSummary } from "../../report/summary.js";
 import { loadTasks } from "../../task/load-task.js";
 import type { Task } from "../../task/schema.js";
 import { assertSandboxAvailable } from "../../tools/sandbox.js";
+import { displayPath, printBatchEnd } from "../batch-end.js";
 import { expandPatterns } from "../expand-patterns.js";
 import { type CliIo, withMoreSecrets } from "../io.js";
 import {
@@ -54,12 +55,10 @@ export async function runCommand(
   const startedAt = performance.now();
   const { summaries, refusals } = await runBatch(batch, log, budget, signal);
   const wallTimeMs = performance.now() - startedAt;
-  const markdown = await writeBatchReport(batch.outDir, summaries, io.redact);
-  io.writeOut(markdown);
-  io.writeOut(
-    `wall time ${formatDuration(wallTimeMs)}; outputs in ${displayPath(batch.outDir)} (report.json)`,
-  );
-  await log.onBatchEnd(summaries, markdown, batch.outDir);
+  const report = await writeBatchReport(batch.outDir, summaries, io.redact);
+  printBatchEnd(io, { report, outDir: batch.outDir, wallTimeMs });
+  // The log is read as text; the job summary is rendered, so only it is escaped as Markdown.
+  await log.onBatchEnd(summaries, formatReportMarkdown(report), batch.outDir);
   if (refusals.length > 0) {
     throw new ConfigError(
       refusals.map((refusal) => describeRefusal(refusal, io.env)).join("; and "),
@@ -164,10 +163,4 @@ function applyOverrides(task: Task, options: RunOptions): Task {
       flagDeny: [...task.bash.flagDeny, ...options.bashDeny],
     },
   };
-}
-
-/** A path for the log: relative to the current folder when below it, else absolute. */
-function displayPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel === "" ? "." : rel.startsWith("..") ? path : rel;
 }

@@ -1,0 +1,128 @@
+import { z } from "zod";
+import type { RunStatus } from "../agent/events.js";
+import { CHECK_KINDS } from "../checks/types.js";
+import { TASK_NAME_PATTERN, TASK_NAME_RULE } from "../task/schema.js";
+import { SUMMARY_VERSION } from "./summary.js";
+
+// `summary.json` as agent-run writes it: `summaryJson` is typed by this schema, the reader picks
+// its fields from it, and `npm run schema` publishes it as schema/summary.schema.json.
+
+const count = z.number().int().nonnegative();
+
+/** Names read back pass the task files' rule: they name folders and are printed in logs. */
+export const TaskNameJsonSchema = z.string().regex(TASK_NAME_PATTERN, {
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not a task name (${TASK_NAME_RULE}); the file was edited`,
+});
+
+/** `usage` as `summary.json`, `report.json` and the transcript's result line write it. */
+export const UsageJsonSchema = z
+  .object({
+    input_tokens: count,
+    output_tokens: count,
+    cache_creation_input_tokens: count,
+    cache_read_input_tokens: count,
+  })
+  .describe("Tokens as the API reported them, summed over the run's model calls.");
+
+/** Every status a run can end with; `satisfies` keeps it to `RunStatus`, the writer's type to all of it. */
+const RUN_STATUSES = [
+  "completed",
+  "max_steps",
+  "max_tokens",
+  "max_cost",
+  "timeout",
+  "budget",
+  "loop",
+  "protocol_error",
+  "cancelled",
+  "skipped",
+  "not_run",
+  "error",
+] as const satisfies readonly RunStatus[];
+
+/** One check's outcome, as `summary.json` and the transcript's check lines write it. */
+export const CheckJsonSchema = z.object({
+  name: z.string(),
+  kind: z
+    .enum([...CHECK_KINDS, "git_unchanged"])
+    .describe("A declared check's kind, or git_unchanged: the check added when a .git changed."),
+  passed: z.boolean(),
+  message: z.string().describe("Why it passed or failed, in a sentence."),
+  output: z.string().nullable().describe("A run check's output (capped), else null."),
+  line: count.describe("The check's line in the task file."),
+  duration_ms: z.number().nonnegative(),
+});
+
+/** A token or cost limit a completed run's final answer went past (`summary.json`, `report.json`). */
+export const LimitExceededJsonSchema = z
+  .object({ limit: z.enum(["max_tokens", "max_cost"]), used: z.number(), max: z.number() })
+  .describe(
+    "A completed run whose final answer went past a token or cost limit: the figures at its end.",
+  );
+
+/**
+ * The same, read back: any limit name, for a newer agent-run's limits. `report.json` holds it so,
+ * as its tasks come from summaries read back.
+ */
+export const LimitExceededReadSchema = LimitExceededJsonSchema.extend({ limit: z.string().min(1) });
+
+const FileStatusSchema = z.enum(["added", "modified", "deleted"]);
+
+const ChangedFileJsonSchema = z.object({
+  path: z.string().describe("Relative to the workspace, '/'-separated."),
+  status: FileStatusSchema,
+  mode: z
+    .object({ before: z.string(), after: z.string() })
+    .optional()
+    .describe(
+      "Git's modes before and after (100644 → 100755), when a modified file's mode changed.",
+    ),
+  additions: count,
+  deletions: count,
+  binary: z.boolean(),
+});
+
+/** `summary.json`: one task's run. New fields may appear without a new `schema_version`. */
+export const SummaryJsonSchema = z
+  .object({
+    schema_version: z.literal(SUMMARY_VERSION),
+    name: TaskNameJsonSchema,
+    task_file: z.string().describe("The task file as it was given."),
+    status: z.enum(RUN_STATUSES),
+    passed: z.boolean().describe("The status is completed and every check passed."),
+    error: z.string().nullable().describe("Why the run did not complete; null when it did."),
+    model: z.string(),
+    steps: count.describe("Model calls made."),
+    usage: UsageJsonSchema,
+    total_tokens: count,
+    cost_usd: z
+      .number()
+      .nonnegative()
+      .nullable()
+      .describe("Estimated cost in US dollars; null when the model has no known price."),
+    duration_ms: z.number().nonnegative(),
+    final_text: z.string().describe("The text of the model's last reply."),
+    changed_files: z.array(ChangedFileJsonSchema),
+    git_changes: z
+      .array(z.object({ path: z.string(), status: FileStatusSchema }))
+      .describe("Entries under a .git in the workspace that the run changed."),
+    workspace: z.string().describe("Absolute path of the folder the agent worked in."),
+    transcript: z.string().describe("The transcript's file name, in the run folder."),
+    patch: z.string().nullable().describe("The patch's file name; null when it was not written."),
+    origin: z
+      .object({
+        kind: z.enum(["replay", "fork", "resume"]),
+        transcript: z.string(),
+        session_id: z.string(),
+        steps: count,
+      })
+      .optional()
+      .describe("Runs made by replay or resume only: the recorded run they started from."),
+    limit_exceeded_by_final_reply: LimitExceededJsonSchema.optional(),
+    checks: z.array(CheckJsonSchema),
+  })
+  .describe("agent-run's summary.json: the outcome of one task's run.");
+
+/** `summary.json`'s content, as the writer builds it. */
+export type SummaryJson = z.input<typeof SummaryJsonSchema>;
