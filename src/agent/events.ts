@@ -2,6 +2,7 @@ import type {
   ModelErrorCategory,
   ModelReply,
   RetryNotice,
+  SdkWarning,
   ToolResultBlock,
   Usage,
 } from "../model/model-client.js";
@@ -57,6 +58,8 @@ export type LimitExceeded = { limit: "max_tokens" | "max_cost"; used: number; ma
 export type AgentEvent =
   | { type: "model_reply"; step: number; reply: ModelReply; durationMs: number }
   | { type: "model_retry"; step: number; notice: RetryNotice }
+  /** The SDK warned about the call (a deprecated model): for the log, not the transcript. */
+  | { type: "model_warning"; step: number; warning: SdkWarning }
   /** A tool call is about to run; its `tool_result` follows. */
   | { type: "tool_start"; step: number; toolName: string; toolUseId: string; input: unknown }
   | {

@@ -212,6 +212,7 @@ async function callModel(state: RunState, step: number): Promise<ModelReply | Ru
       {
         signal: options.signal,
         onRetry: (notice) => options.onEvent({ type: "model_retry", step, notice }),
+        onWarning: (warning) => options.onEvent({ type: "model_warning", step, warning }),
       },
     );
   } catch (error) {

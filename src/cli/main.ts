@@ -3,7 +3,8 @@ import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
 import { createRedactor, secretValues } from "../redact.js";
 import { taskFileAnnotations } from "../report/github-actions.js";
 import { AGENT_RUN_VERSION } from "../version.js";
-import type { CommandSpec } from "./command-spec.js";
+import { type CommandSpec, helpEpilogue } from "./command-spec.js";
+import { EXIT } from "./exit-codes.js";
 import { listFlag } from "./flag-values.js";
 import { type CliIo, processIo, withRedaction } from "./io.js";
 import {
@@ -11,24 +12,15 @@ import {
   parseResumeArgs,
   REPLAY_COMMAND,
   RESUME_COMMAND,
+  type ReplayArgs,
+  type ResumeArgs,
 } from "./replay-flags.js";
-import { parseReportArgs, REPORT_COMMAND } from "./report-flags.js";
-import { parseRunOptions, RUN_COMMAND } from "./run-flags.js";
+import { parseReportArgs, REPORT_COMMAND, type ReportArgs } from "./report-flags.js";
+import { parseRunOptions, RUN_COMMAND, type RunOptions } from "./run-flags.js";
 import { refuseUnknownFlags } from "./unknown-flags.js";
 
-/** Exit codes, in one place; README's table mirrors it. */
-export const EXIT = {
-  ok: 0,
-  taskFailed: 1,
-  usage: 2,
-  internal: 3,
-  sighup: 129,
-  sigint: 130,
-  sigterm: 143,
-} as const;
-
 /** Every command, by the name `main` dispatches on. */
-const COMMANDS = {
+export const COMMANDS = {
   run: RUN_COMMAND,
   replay: REPLAY_COMMAND,
   resume: RESUME_COMMAND,
@@ -39,39 +31,57 @@ type CommandName = keyof typeof COMMANDS;
 
 type ParsedCommand = { command: CommandName; args: Record<string, unknown> };
 
+/** A command line whose values its command's parse function accepted. */
+export type ValidCommand =
+  | { command: "run"; options: RunOptions }
+  | { command: "replay"; options: ReplayArgs }
+  | { command: "resume"; options: ResumeArgs }
+  | { command: "report"; options: ReportArgs };
+
 /** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
 export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
   return summaries.every((summary) => summary.passed) ? EXIT.ok : EXIT.taskFailed;
 }
 
-/** Runs the command yargs picked; each command's code loads only when it runs. */
-async function runParsedCommand(
+/** Checks the values yargs parsed with the command's own rules; throws `ConfigError`s. */
+export function validateCommand(
   parsed: ParsedCommand,
-  io: CliIo,
-  signal: AbortSignal,
-): Promise<number> {
+  env: Readonly<Record<string, string | undefined>>,
+): ValidCommand {
   const { args } = parsed;
   switch (parsed.command) {
     case "replay":
-      return (await import("./commands/replay.js")).replayCommand(
-        parseReplayArgs(args, io.env),
-        io,
-        signal,
-      );
+      return { command: "replay", options: parseReplayArgs(args, env) };
     case "resume":
-      return (await import("./commands/resume.js")).resumeCommand(
-        parseResumeArgs(args, io.env),
-        io,
-        signal,
-      );
+      return { command: "resume", options: parseResumeArgs(args, env) };
     case "report":
-      return (await import("./commands/report.js")).reportCommand(parseReportArgs(args), io);
-    case "run": {
-      const { runCommand } = await import("./commands/run.js");
-      return exitCodeFor((await runCommand(parseRunOptions(args, io.env), io, signal)).summaries);
-    }
+      return { command: "report", options: parseReportArgs(args) };
+    case "run":
+      return { command: "run", options: parseRunOptions(args, env) };
     default:
       return assertNever(parsed.command);
+  }
+}
+
+/** Runs a validated command; each command's code loads only when it runs. */
+async function runValidCommand(
+  valid: ValidCommand,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<number> {
+  switch (valid.command) {
+    case "replay":
+      return (await import("./commands/replay.js")).replayCommand(valid.options, io, signal);
+    case "resume":
+      return (await import("./commands/resume.js")).resumeCommand(valid.options, io, signal);
+    case "report":
+      return (await import("./commands/report.js")).reportCommand(valid.options, io);
+    case "run": {
+      const { runCommand } = await import("./commands/run.js");
+      return exitCodeFor((await runCommand(valid.options, io, signal)).summaries);
+    }
+    default:
+      return assertNever(valid);
   }
 }
 
@@ -117,14 +127,14 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   // Until the secrets are known, error messages are only kept from starting workflow commands.
   let guarded = withRedaction(io, (text) => text);
   try {
-    const parsed = await parseArgv(argv, io);
+    const parsed = await parseCommandLine(argv, io);
     if (parsed === undefined) return EXIT.ok;
     const secrets = secretValues(io.env, [
       ...listFlag(parsed.args.redact),
       ...listFlag(io.env.AGENT_RUN_REDACT),
     ]);
     guarded = withRedaction(io, createRedactor(secrets));
-    const code = await runParsedCommand(parsed, guarded, controller.signal);
+    const code = await runValidCommand(validateCommand(parsed, io.env), guarded, controller.signal);
     return signalExit ?? code;
   } catch (error) {
     // A signal outranks what it interrupted: a script that pressed Ctrl-C is told 130, not 2.
@@ -160,8 +170,11 @@ function reportFailure(error: unknown, io: CliIo): number {
   return EXIT.internal;
 }
 
-/** Parses argv with yargs; undefined when it only printed help or the version. */
-async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedCommand | undefined> {
+/** Parses argv with yargs and the commands' flag tables; undefined when it only printed help or the version. */
+export async function parseCommandLine(
+  argv: readonly string[],
+  io: Pick<CliIo, "writeOut">,
+): Promise<ParsedCommand | undefined> {
   const tables = Object.entries(COMMANDS).map(([name, spec]) => ({ name, flags: spec.flags }));
   refuseUnknownFlags(argv, tables, { name: "run", flags: COMMANDS.run.flags });
   let output = "";
@@ -183,7 +196,7 @@ async function parseArgv(argv: readonly string[], io: CliIo): Promise<ParsedComm
   }
   // The default command's own builder adds its examples and exit codes to the top-level help.
   parser = parser
-    .epilogue("Docs: README.md, docs/transcript.md, docs/ci.md")
+    .epilogue("Docs: README.md, docs/transcript.md, docs/ci.md\n")
     .version(AGENT_RUN_VERSION)
     .help()
     .alias("h", "help")
@@ -211,7 +224,5 @@ function describeCommand(y: Argv, spec: CommandSpec): Argv {
   for (const [name, positional] of Object.entries(spec.positionals ?? {})) {
     built = built.positional(name, positional);
   }
-  built = built.options(spec.flags);
-  for (const [example, meaning] of spec.examples) built = built.example(example, meaning);
-  return built.epilogue(spec.epilogue);
+  return built.options(spec.flags).epilogue(helpEpilogue(spec));
 }

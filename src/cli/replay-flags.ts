@@ -1,6 +1,7 @@
 import { ConfigError } from "../errors.js";
 import type { Limits } from "../task/schema.js";
 import type { CommandSpec } from "./command-spec.js";
+import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
 import { durationFlag, nonEmpty, positiveIntFlag, stringFlag } from "./flag-values.js";
 
 /** `agent-run replay`'s output folder when `--out` is not given. */
@@ -41,9 +42,6 @@ const COMMON_FLAGS = {
   },
 } as const;
 
-const REPLAY_EXIT_CODES =
-  "Exit codes: 0 every replayed task passed, 1 a task did not (or, with --strict, a replay diverged), 2 bad usage or input.";
-
 /** `agent-run replay`. */
 export const REPLAY_COMMAND: CommandSpec = {
   command: "replay <transcripts..>",
@@ -78,8 +76,30 @@ export const REPLAY_COMMAND: CommandSpec = {
     ...COMMON_FLAGS,
     ...LIMIT_FLAGS,
   },
-  examples: [],
-  epilogue: REPLAY_EXIT_CODES,
+  examples: [
+    [
+      "$0 replay agent-runs/fix-failing-test/transcript.jsonl",
+      "re-run a recorded run offline and compare each tool result with the recording",
+    ],
+    [
+      "$0 replay --strict -o replays agent-runs/add-farewell/transcript.jsonl",
+      "exit 1 if a tool result differs from the recording",
+    ],
+    [
+      "$0 replay --until-step 2 --continue --offline agent-runs/fix-failing-test/transcript.jsonl",
+      "fork: steps 1-2 from the recording, then the scripted replies (the API without --offline)",
+    ],
+    [
+      "$0 replay --task tasks/fix-failing-test.yaml agent-runs/fix-failing-test/transcript.jsonl",
+      "re-grade a recorded run with the task file's current checks",
+    ],
+  ],
+  exitCodes: [
+    [[EXIT.ok], "every replayed task passed"],
+    [[EXIT.taskFailed], "a replayed task did not pass (or, with --strict, a tool result differed)"],
+    [[EXIT.usage], "bad usage or input (an unreadable transcript, a changed workspace)"],
+    ...COMMON_EXIT_ROWS,
+  ],
 };
 
 /** `agent-run resume`. */
@@ -95,8 +115,22 @@ export const RESUME_COMMAND: CommandSpec = {
     ...COMMON_FLAGS,
     ...LIMIT_FLAGS,
   },
-  examples: [],
-  epilogue: "Exit codes: 0 every resumed task passed, 1 a task did not, 2 bad usage or input.",
+  examples: [
+    [
+      "$0 resume stopped/fix-failing-test --offline --max-steps 12",
+      "go on with a run stopped by max_steps, with a higher limit",
+    ],
+    [
+      "$0 resume stopped/fix-failing-test --timeout 20m --fresh-budget",
+      "go on against the API, not counting the recorded tokens toward max_tokens",
+    ],
+  ],
+  exitCodes: [
+    [[EXIT.ok], "every resumed task passed"],
+    [[EXIT.taskFailed], "a resumed task did not pass"],
+    [[EXIT.usage], "bad usage or input (a completed or --in-place run, a changed workspace)"],
+    ...COMMON_EXIT_ROWS,
+  ],
 };
 
 /** What replay and resume share: the model to go on with, prices, limits, the log. */

@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors.js";
 import type { CommandSpec } from "./command-spec.js";
+import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
 import { stringFlag } from "./flag-values.js";
 
 /** What `agent-run report` was asked to do, validated. */
@@ -44,10 +45,13 @@ export const REPORT_COMMAND: CommandSpec = {
   examples: [
     ["$0 report agent-runs --junit junit.xml", "table on stdout, JUnit file for CI"],
     ["$0 report 'shard-*' --json report.json", "merge the shards of a sharded batch"],
-    ["$0 report --compare last-night tonight", "pass → fail, fail → pass and deltas"],
+    ["$0 report --compare stopped agent-runs", "pass → fail, fail → pass and deltas"],
   ],
-  epilogue:
-    "Exit codes: 0 every run was read (whether the tasks passed or not), 2 bad input (a missing folder, a folder without runs, a bad summary.json, a task in two folders).",
+  exitCodes: [
+    [[EXIT.ok], "every run was read, whether its tasks passed or not"],
+    [[EXIT.usage], "bad input (a missing folder, no runs, a bad summary.json, a task found twice)"],
+    ...COMMON_EXIT_ROWS,
+  ],
 };
 
 /** Validates the raw yargs values of `agent-run report`. */

@@ -4,6 +4,7 @@ import { ConfigError } from "../errors.js";
 import { isProviderName, PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
 import { baseUrlProblem } from "../task/provider-schema.js";
 import type { CommandSpec } from "./command-spec.js";
+import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
 import {
   durationFlag,
   nonEmpty,
@@ -44,10 +45,6 @@ export type RunOptions = {
 
 export const DEFAULT_OUT_DIR = "agent-runs";
 export const DEFAULT_CONCURRENCY = 4;
-
-/** What `--help` says of the exit codes; README's table says the same. */
-export const RUN_EXIT_CODES =
-  "Exit codes: 0 every task passed (completed and its checks passed), 1 a task did not, 2 bad usage or input (or the API refused a key), 3 internal error, 129/130/143 interrupted (SIGHUP/SIGINT/SIGTERM).";
 
 /** The run command's flags, as a table yargs reads (descriptions show in `--help`). */
 const RUN_FLAGS = {
@@ -147,8 +144,24 @@ export const RUN_COMMAND: CommandSpec = {
   examples: [
     ["$0 'tasks/*.yaml'", "run every task in tasks/ against the API"],
     ["$0 --offline 'tasks/*.yaml'", "play the tasks' scripted replies, no key or network needed"],
+    [
+      "$0 --offline --max-steps 2 -o stopped tasks/fix-failing-test.yaml",
+      "stop a task after 2 steps (exit 1), to resume it later",
+    ],
+    [
+      "$0 -j 2 --budget-usd 1 --shard 1/2 'tasks/*.yaml'",
+      "half of the tasks, 2 at a time, stopping when the batch has cost $1",
+    ],
   ],
-  epilogue: RUN_EXIT_CODES,
+  exitCodes: [
+    [[EXIT.ok], "every task passed (completed, and its checks passed)"],
+    [[EXIT.taskFailed], "a task did not pass (a limit, an error, a failed check, skipped)"],
+    [
+      [EXIT.usage],
+      "bad usage or input (a flag, a task file, a missing key), or the API refused a key",
+    ],
+    ...COMMON_EXIT_ROWS,
+  ],
 };
 
 /** Validates the raw flag values; problems are `ConfigError`s naming the flag and the fix. */

@@ -14,7 +14,7 @@ class MessagesClient extends BaseAnthropic {
 
 import { clip } from "../format.js";
 import { categoryOf, isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
-import { CLIPPED_CONSOLE } from "./clipped-console.js";
+import { CLIPPED_CONSOLE, withSdkWarnings } from "./clipped-console.js";
 import { type Endpoint, isEventStream, NotEventStreamError } from "./endpoint-hints.js";
 import { limitBodyBytes } from "./limit-body-bytes.js";
 import { MalformedReplyError } from "./malformed-reply.js";
@@ -94,20 +94,22 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
         async (started) => {
           // `create` with `stream: true` hands over the raw events; the SDK's MessageStream would
           // also re-parse partial tool input and emit events on every delta.
-          const events = await client.messages.create(
-            { ...params, stream: true },
-            {
-              signal: completeOptions.signal,
-              ...("thinking" in params && endpoint.provider === "anthropic"
-                ? { headers: { "anthropic-beta": THINKING_BINDING_BETA } }
-                : {}),
-              middleware: [
-                // Outside the retry reporter: the SDK does not retry it, so no retry is reported.
-                requireEventStream,
-                retryReporter(maxRetries, completeOptions),
-                limitBodyBytesOf(limits.maxResponseBytes, limits.maxLineBytes),
-              ],
-            },
+          const events = await withSdkWarnings("the Anthropic SDK", completeOptions.onWarning, () =>
+            client.messages.create(
+              { ...params, stream: true },
+              {
+                signal: completeOptions.signal,
+                ...("thinking" in params && endpoint.provider === "anthropic"
+                  ? { headers: { "anthropic-beta": THINKING_BINDING_BETA } }
+                  : {}),
+                middleware: [
+                  // Outside the retry reporter: the SDK does not retry it, so no retry is reported.
+                  requireEventStream,
+                  retryReporter(maxRetries, completeOptions),
+                  limitBodyBytesOf(limits.maxResponseBytes, limits.maxLineBytes),
+                ],
+              },
+            ),
           );
           started();
           const accumulator = createMessageAccumulator(limits);

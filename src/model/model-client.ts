@@ -134,7 +134,15 @@ export type RetryNotice = {
 export type CompleteOptions = {
   signal: AbortSignal;
   onRetry?: (notice: RetryNotice) => void;
+  /**
+   * A warning the SDK gave about this call (a deprecated model), instead of printing it; `source`
+   * names the SDK (`the Anthropic SDK`). Without it the SDK prints to the console as it would.
+   */
+  onWarning?: (warning: SdkWarning) => void;
 };
+
+/** A warning an SDK printed, as text (clipped, unable to start a workflow command). */
+export type SdkWarning = { source: string; message: string };
 
 /**
  * A model behind the loop. `complete` throws only `ModelError` (or rethrows the abort reason when

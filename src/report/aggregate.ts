@@ -105,7 +105,9 @@ export function compareNames(a: string, b: string): number {
 }
 
 /** The totals' cost for display: null when no task had a known price (so not "$0.0000"). */
-export function shownCostUsd(totals: ReportTotals): number | null {
+export function shownCostUsd(
+  totals: Pick<ReportTotals, "tasks" | "unpricedTasks" | "costUsd">,
+): number | null {
   return totals.tasks > 0 && totals.unpricedTasks === totals.tasks ? null : totals.costUsd;
 }
 

@@ -3,10 +3,11 @@ import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
 import type { TaskFileProblem } from "../errors.js";
 import { formatCost, formatDuration, oneLine } from "../format.js";
+import type { SdkWarning } from "../model/model-client.js";
 import { workflowCommand } from "../workflow-commands.js";
 import type { ChangedFile } from "../workspace/changes.js";
 import { markdownText } from "./markdown-text.js";
-import { createProgressReporter } from "./progress.js";
+import { createProgressReporter, firstTimeFilter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
 import type { TaskSummary } from "./summary.js";
 
@@ -56,10 +57,14 @@ function capAnnotations(list: readonly Annotation[], where: string): string[] {
 
 /**
  * `::error` / `::warning` annotations for the tasks that did not pass: one per failed check, at
- * its line in the task file; else one for the status (a warning when a limit stopped the task).
- * Capped as GitHub caps them; the job summary lists every failure.
+ * its line in the task file; else one for the status (a warning when a limit stopped the task);
+ * then a `::warning` per distinct SDK warning. Capped as GitHub caps them; the job summary lists
+ * every failure, the log every warning.
  */
-export function annotations(summaries: readonly TaskSummary[]): string[] {
+export function annotations(
+  summaries: readonly TaskSummary[],
+  sdkWarnings: readonly SdkWarning[] = [],
+): string[] {
   const list = summaries.flatMap((summary): Annotation[] => {
     if (summary.passed) return [];
     const checkAnnotations = summary.checks
@@ -79,7 +84,14 @@ export function annotations(summaries: readonly TaskSummary[]): string[] {
       ? checkAnnotations
       : [statusAnnotation(summary), ...checkAnnotations];
   });
-  return capAnnotations(list, "the job summary");
+  const warnings = sdkWarnings.map(
+    (warning): Annotation => ({
+      level: "warning",
+      properties: { title: `agent-run: warning from ${warning.source}` },
+      message: oneLine(warning.message, 500),
+    }),
+  );
+  return capAnnotations([...list, ...warnings], "the job summary");
 }
 
 /**
@@ -164,6 +176,8 @@ export function createGithubReporter(
   const isStreamed = options.concurrency === 1;
   const writeCommand = io.writeCommand ?? io.writeErr;
   const buffers = new Map<string, string[]>();
+  const sdkWarnings: SdkWarning[] = [];
+  const isNewWarning = firstTimeFilter();
   const progress = createProgressReporter({
     write: (line, task) => (isStreamed ? io.writeErr(line) : buffers.get(task)?.push(line)),
     isColor: false,
@@ -175,7 +189,11 @@ export function createGithubReporter(
       else buffers.set(name, []);
       progress.onTaskStart(name, detail);
     },
-    onEvent: progress.onEvent,
+    onEvent(name, event) {
+      if (event.type === "model_warning" && isNewWarning(event.warning))
+        sdkWarnings.push(event.warning);
+      progress.onEvent(name, event);
+    },
     onCheck: progress.onCheck,
     onTaskEnd(summary) {
       progress.onTaskEnd(summary);
@@ -187,7 +205,7 @@ export function createGithubReporter(
       writeCommand(workflowCommand("endgroup", {}, ""));
     },
     onBatchEnd: (summaries, reportMarkdown, outDir) =>
-      writeGithubFiles(io, summaries, reportMarkdown, outDir),
+      writeGithubFiles(io, { summaries, sdkWarnings }, reportMarkdown, outDir),
   };
 }
 
@@ -209,12 +227,14 @@ export function groupTitle(summary: TaskSummary): string {
 /** Annotations on stderr, the job summary to `$GITHUB_STEP_SUMMARY`, outputs to `$GITHUB_OUTPUT`. */
 async function writeGithubFiles(
   io: ReportIo,
-  summaries: readonly TaskSummary[],
+  batch: { summaries: readonly TaskSummary[]; sdkWarnings: readonly SdkWarning[] },
   reportMarkdown: string,
   outDir: string,
 ): Promise<void> {
+  const { summaries } = batch;
   const redact = io.redact ?? ((text: string) => text);
-  for (const line of annotations(summaries)) (io.writeCommand ?? io.writeErr)(line);
+  for (const line of annotations(summaries, batch.sdkWarnings))
+    (io.writeCommand ?? io.writeErr)(line);
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== "")
     await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries)));

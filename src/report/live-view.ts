@@ -1,5 +1,6 @@
 import { formatCount, formatDuration } from "../format.js";
 import { totalTokens } from "../model/model-client.js";
+import type { BatchProgress } from "./batch-progress.js";
 import { createProgressReporter, describeInput } from "./progress.js";
 import type { Reporter } from "./reporter.js";
 
@@ -14,6 +15,8 @@ export type LiveView = {
   /** The tool call the task is running (`bash: npm test`), or undefined once it ended. */
   setTool(name: string, tool: string | undefined): void;
   end(name: string): void;
+  /** The batch's progress, the block's last line. */
+  setStatus(text: string): void;
   /** Removes the block and stops the clock. */
   close(): void;
 };
@@ -29,6 +32,7 @@ export function createLiveView(options: {
 }): LiveView {
   const now = options.now ?? Date.now;
   const running = new Map<string, Running>();
+  let status: string | undefined;
   let drawn = 0;
   const clear = () => {
     if (drawn > 0) options.write(`\u001b[${drawn}F\u001b[J`);
@@ -42,6 +46,7 @@ export function createLiveView(options: {
       const line = `  ▸ ${name}  step ${task.step}  ${formatCount(task.tokens)} tokens  ${clock}${tool}`;
       return line.slice(0, width);
     });
+    if (status !== undefined) lines.push(status.slice(0, width));
     if (lines.length > 0) options.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
@@ -78,6 +83,10 @@ export function createLiveView(options: {
       running.delete(name);
       redraw();
     },
+    setStatus(text) {
+      status = text;
+      redraw();
+    },
     close() {
       clearInterval(timer);
       clear();
@@ -85,13 +94,18 @@ export function createLiveView(options: {
   };
 }
 
-/** On a terminal: the progress lines, with a live block of the running tasks kept under them. */
+/**
+ * On a terminal: the progress lines, with a live block of the running tasks kept under them and,
+ * given `progress`, the batch's progress as its last line, updated as tasks start and end.
+ */
 export function createLiveReporter(options: {
   writeRaw: (text: string) => void;
   columns: number;
   isVerbose: boolean;
+  progress?: BatchProgress;
 }): Required<Reporter> {
   const live = createLiveView({ write: options.writeRaw, columns: options.columns });
+  const batch = options.progress;
   const progress = createProgressReporter({
     write: (line) => live.print(line),
     isColor: true,
@@ -101,7 +115,9 @@ export function createLiveReporter(options: {
   return {
     onTaskStart(name, detail) {
       progress.onTaskStart(name, detail);
+      batch?.taskStarted(name);
       live.start(name);
+      if (batch !== undefined) live.setStatus(batch.line());
     },
     onEvent(name, event) {
       progress.onEvent(name, event);
@@ -118,6 +134,8 @@ export function createLiveReporter(options: {
     onTaskEnd(summary) {
       live.end(summary.name);
       progress.onTaskEnd(summary);
+      batch?.taskEnded(summary);
+      if (batch !== undefined) live.setStatus(batch.line());
     },
     async onBatchEnd() {
       live.close();

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import { limitFigures } from "../agent/limit-text.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
-import { textOf, totalTokens } from "../model/model-client.js";
+import { type SdkWarning, textOf, totalTokens } from "../model/model-client.js";
 import type { Reporter } from "./reporter.js";
 
 export type ProgressOptions = {
@@ -20,16 +20,21 @@ const YELLOW = "\u001b[33m";
 const DIM = "\u001b[2m";
 const RESET = "\u001b[0m";
 
-/** Creates the stderr reporter; colours only when asked (a TTY without `CI` or `NO_COLOR`). */
+/**
+ * Creates the stderr reporter; colours only when asked (a TTY without `CI` or `NO_COLOR`). An SDK's
+ * warning is logged once per batch, in the task that met it first: the SDK repeats it on every call.
+ */
 export function createProgressReporter(options: ProgressOptions): ProgressReporter {
   const paint = (code: string, text: string) => (options.isColor ? `${code}${text}${RESET}` : text);
   const say = (name: string, text: string) =>
     options.write(`${paint(DIM, `[${name}]`)} ${text}`, name);
+  const isNewWarning = firstTimeFilter();
   return {
     onTaskStart(name, detail) {
       say(name, `started (${detail})`);
     },
     onEvent(name, event) {
+      if (event.type === "model_warning" && !isNewWarning(event.warning)) return;
       for (const line of describeEvent(event, options.isVerbose, paint)) say(name, line);
     },
     onCheck(name, check) {
@@ -82,6 +87,8 @@ function describeEvent(
         ),
       ];
     }
+    case "model_warning":
+      return [paint(YELLOW, `agent-run: ${describeSdkWarning(event.warning)}`)];
     case "context_trimmed":
       return [
         `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
@@ -111,6 +118,22 @@ function describeReply(
   return [
     `step ${event.step} ${label} (${formatDuration(event.durationMs)}): ${oneLine(text, isVerbose ? 300 : 100)}`,
   ];
+}
+
+/** `warning from the Anthropic SDK: The model 'claude-sonnet-4-5' is deprecated …`, on one line. */
+function describeSdkWarning(warning: SdkWarning): string {
+  return `warning from ${warning.source}: ${oneLine(warning.message, 500)}`;
+}
+
+/** A predicate true the first time it sees a warning (same SDK, same words), false after. */
+export function firstTimeFilter(): (warning: SdkWarning) => boolean {
+  const seen = new Set<string>();
+  return (warning) => {
+    const key = JSON.stringify([warning.source, warning.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
 }
 
 function plural(count: number, noun: string): string {

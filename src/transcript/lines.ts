@@ -25,11 +25,13 @@ type EventLineShape =
 
 /**
  * One agent event as a transcript line (shapes of Claude Code's stream-json where they exist), or
- * undefined for `tool_start`: the assistant line before it already holds the call.
+ * undefined for `tool_start` (the assistant line before it already holds the call) and for
+ * `model_warning` (the SDK's words about the call, which the batch log shows once).
  */
 export function eventLine(event: AgentEvent): EventLineShape | undefined {
   switch (event.type) {
     case "tool_start":
+    case "model_warning":
       return undefined;
     case "model_reply":
       return {
@@ -40,18 +42,7 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
         duration_ms: event.durationMs,
       };
     case "tool_result":
-      return {
-        type: "user",
-        message: { role: "user", content: [event.block] },
-        parent_tool_use_id: null,
-        step: event.step,
-        tool_name: event.toolName,
-        duration_ms: event.durationMs,
-        ...(event.recordedContent === undefined ? {} : { recorded_output: event.recordedContent }),
-        ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }),
-        ...(event.isRefused === true ? { permission_denied: true as const } : {}),
-        ...(event.isInterrupted === true ? { interrupted: true } : {}),
-      };
+      return toolResultLine(event);
     case "model_retry":
       return retryLine(event.step, event.notice);
     case "model_error":
@@ -170,6 +161,20 @@ function withDefaults<T extends object>(value: T, defaults: Record<string, unkno
   return { ...value, ...Object.fromEntries(missing) };
 }
 
+function toolResultLine(event: Extract<AgentEvent, { type: "tool_result" }>): UserLineShape {
+  return {
+    type: "user",
+    message: { role: "user", content: [event.block] },
+    parent_tool_use_id: null,
+    step: event.step,
+    tool_name: event.toolName,
+    duration_ms: event.durationMs,
+    ...(event.recordedContent === undefined ? {} : { recorded_output: event.recordedContent }),
+    ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }),
+    ...(event.isRefused === true ? { permission_denied: true as const } : {}),
+    ...(event.isInterrupted === true ? { interrupted: true } : {}),
+  };
+}
 /** A check's outcome, written after the agent stopped and before the result line (agent-run's own). */
 export function checkLine(check: CheckResult): CheckLineShape {
   return { type: "check", ...checkResultJson(check) };

@@ -35,6 +35,7 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
     'agent-run --offline "tasks/*.yaml"': "on PATH",
     '$ agent-run "fixtures/bad-tasks/max-steps-not-a-number.yaml" "fixtures/bad-tasks/unknown-tool.yaml"':
       "validation",
+    "# every task that did not pass, with its status": "README jq",
     "# workspace is a repository's root, or not inside a repository:": "git apply",
     "$ agent-run report --compare /tmp/base /tmp/new": "compare",
     "$ agent-run --offline tasks/*.yaml --out /tmp/b -j 1      # Ctrl-C during the second task, exit 130":
@@ -181,6 +182,19 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     );
     expect(commands?.stdout).toBe("1 exit 0\n4 exit 0\n");
     expect(failedChecks?.stdout).toBe("");
+  });
+
+  test("README's jq one-liners run on the quick start's outputs", async () => {
+    const block = blockLabelled("README.md", "README jq");
+    const recipes = block.text.split("\n").filter((line) => line.startsWith("jq "));
+    const [failed, calls] = await Promise.all(recipes.map((recipe) => box.sh(recipe)));
+
+    expect(recipes).toHaveLength(2);
+    expect([failed?.code, failed?.stderr, failed?.stdout]).toEqual([0, "", ""]);
+    expect([calls?.code, calls?.stderr]).toEqual([0, ""]);
+    const names = calls?.stdout.trimEnd().split("\n") ?? [];
+    expect(names.length).toBeGreaterThan(1);
+    expect(new Set(names)).toContain("bash");
   });
 
   test("agent-run on PATH runs the examples offline", async () => {

@@ -19,9 +19,10 @@ const BIN = resolve("bin/agent-run.js");
 export function spawnCli(
   args: string[],
   env: Record<string, string>,
-  options: { onSpawn?: (child: ChildProcess) => void } = {},
+  options: { cwd?: string; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<SpawnedRun> {
   const child = spawn(process.execPath, [BIN, ...args], {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

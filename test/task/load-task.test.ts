@@ -393,6 +393,79 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
       "tool-protocol-unknown.yaml",
       '4:16: tool_protocol: unknown value "txt" (did you mean "text"?); expected one of native, text',
     ],
+    [
+      "yaml-alias-before-anchor.yaml",
+      "3:9: invalid YAML: the alias *base has no anchor &base before it; define the anchor above the alias, or write the value out",
+    ],
+    [
+      "yaml-alias-bomb.yaml",
+      "4:8: invalid YAML: excessive alias count indicates a resource exhaustion attack; write the values out instead of nesting aliases",
+    ],
+    [
+      "yaml-alias-flood.yaml",
+      "5:10: invalid YAML: excessive alias count indicates a resource exhaustion attack; write the values out instead of nesting aliases",
+    ],
+    [
+      "yaml-alias-with-anchor.yaml",
+      "4:15: invalid YAML: an alias node must not specify any properties; remove the anchor or tag in front of the alias",
+    ],
+    [
+      "yaml-bad-escape.yaml",
+      "3:18: invalid YAML: invalid escape sequence \\q; write \\\\ for a backslash, or use single quotes",
+    ],
+    [
+      "yaml-bad-indentation.yaml",
+      "6:1: invalid YAML: all mapping items must start at the same column; check the indentation (fields of one mapping start in the same column)",
+    ],
+    [
+      "yaml-block-in-flow.yaml",
+      '4:10: invalid YAML: block collections are not allowed within flow collections; inside [ ] or { } separate items with commas ("[bash, read_file]")',
+    ],
+    [
+      "yaml-duplicate-nested-key.yaml",
+      '6:3: invalid YAML: field "max_steps" appears twice; keep one',
+    ],
+    [
+      "yaml-long-key.yaml",
+      '4:1: invalid YAML: the : indicator must be at most 1024 chars after the start of an implicit block mapping key; check for a missing line break or ": " on this line',
+    ],
+    [
+      "yaml-reserved-character.yaml",
+      "3:9: invalid YAML: plain value cannot start with reserved character @; put the value in quotes",
+    ],
+    [
+      "yaml-stray-bracket.yaml",
+      '4:1: invalid YAML: unexpected flow-seq-end token in YAML stream: "]"; remove it, or check the brackets and quotes above',
+    ],
+    [
+      "yaml-tab-indentation.yaml",
+      "5:1: invalid YAML: tabs are not allowed as indentation; indent with spaces",
+    ],
+    ["yaml-two-anchors.yaml", "3:12: invalid YAML: a node can have at most one anchor; keep one"],
+    [
+      "yaml-two-documents.yaml",
+      '5:1: invalid YAML: found more than one YAML document; a task file holds one task, so remove the "---" line or split the file',
+    ],
+    [
+      "yaml-unclosed-brace.yaml",
+      "3:9: invalid YAML: this { is never closed; add the closing } (or indent its continuation lines)",
+    ],
+    [
+      "yaml-unclosed-bracket.yaml",
+      "4:8: invalid YAML: this [ is never closed; add the closing ] (or indent its continuation lines)",
+    ],
+    [
+      "yaml-unclosed-quote.yaml",
+      '2:9: invalid YAML: this quoted value is never closed; add the closing "',
+    ],
+    [
+      "yaml-unclosed-single-quote.yaml",
+      "3:9: invalid YAML: this quoted value is never closed; add the closing '",
+    ],
+    [
+      "yaml-undefined-alias.yaml",
+      "2:9: invalid YAML: the alias *base has no anchor &base before it; define the anchor above the alias, or write the value out",
+    ],
   ];
 
   test.each(cases)("%s", async (name, problem) => {
@@ -506,7 +579,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf(["tabs.yaml", "docs.yaml", "alias.yaml"].map(ws.path));
 
     expect(problems).toEqual([
-      `${ws.path("alias.yaml")}:1:1: invalid YAML: unresolved alias (the anchor must be set before the alias): nope`,
+      `${ws.path("alias.yaml")}:1:9: invalid YAML: the alias *nope has no anchor &nope before it; define the anchor above the alias, or write the value out`,
       `${ws.path("docs.yaml")}:3:1: invalid YAML: found more than one YAML document; a task file holds one task, so remove the "---" line or split the file`,
       `${ws.path("tabs.yaml")}:2:1: invalid YAML: tabs are not allowed as indentation; indent with spaces`,
     ]);

@@ -50,7 +50,7 @@ export async function runCommand(
   // The tasks' key variables are known now: hide their values too, whatever they are named.
   io = withMoreSecrets(io, prepared.keys);
   const batch: Batch = { ...prepared, redact: io.redact };
-  const log = createBatchLog(io, options);
+  const log = createBatchLog(io, { ...options, taskCount: batch.tasks.length });
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
   const { summaries, refusals } = await runBatch(batch, log, budget, signal);

@@ -1,6 +1,6 @@
 import OpenAI, { type ClientOptions } from "openai";
 import { clip } from "../../format.js";
-import { CLIPPED_CONSOLE } from "../clipped-console.js";
+import { warningLogger } from "../clipped-console.js";
 import { MalformedReplyError } from "../malformed-reply.js";
 import { type CompleteOptions, type ModelClient, toModelReply } from "../model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "../reply-limits.js";
@@ -104,7 +104,7 @@ function createSdkClient(
     webhookSecret: null,
     maxRetries: options.maxRetries,
     timeout: 10 * 60_000,
-    logger: CLIPPED_CONSOLE,
+    logger: warningLogger("the OpenAI SDK", completeOptions.onWarning),
     logLevel: "warn",
     defaultHeaders,
     fetch: createChatFetch(options.maxRetries, limits, completeOptions),
