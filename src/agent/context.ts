@@ -7,6 +7,11 @@ export const ELIDED_RESULT =
 /** Characters per token, roughly: close enough to keep requests under a budget without a tokenizer. */
 const CHARS_PER_TOKEN = 4;
 
+/** A conversation's size in tokens, as the budget estimates it from its characters. */
+export function estimatedTokens(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
 /** A message's size in characters, as the budget counts it. */
 export function messageChars(message: Message): number {
   return typeof message.content === "string"

@@ -72,6 +72,8 @@ export type AgentEvent =
       exitCode: number | null | undefined;
       /** A larger copy of the output than the model got, for the transcript (bash). */
       recordedContent?: string | undefined;
+      /** The command policy refused the call: it never ran. */
+      isRefused?: boolean;
       /**
        * The run was cancelled or timed out while the call ran (or before it began): its result is
        * cut short, and a replay runs it again without comparing.
@@ -96,6 +98,14 @@ export type AgentEvent =
       message: string;
     }
   /** Older tool results were elided from the conversation sent to the model (the transcript keeps them). */
-  | { type: "context_trimmed"; step: number; removedResults: number; maxTokens: number }
+  | {
+      type: "context_trimmed";
+      step: number;
+      removedResults: number;
+      maxTokens: number;
+      /** The conversation's estimated size before and after the trim. */
+      preTokens: number;
+      postTokens: number;
+    }
   /** A message the runner itself sent the model (e.g. "your reply was cut off; continue"). */
   | { type: "runner_message"; step: number; text: string };

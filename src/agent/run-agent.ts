@@ -14,7 +14,7 @@ import {
 import { MAX_MALFORMED_IN_A_ROW, protocolErrorOf } from "../model/protocol-error.js";
 import type { Tool } from "../tools/define-tool.js";
 import { Budget, type BudgetLimits, type CostOf, type LimitHit } from "./budget.js";
-import { fitContext, messageChars } from "./context.js";
+import { estimatedTokens, fitContext, messageChars } from "./context.js";
 import type { AgentEvent, RunResult, RunStatus } from "./events.js";
 import { describeLimit } from "./limit-text.js";
 import { type LoopGuard, runToolCalls } from "./tool-calls.js";
@@ -181,7 +181,8 @@ function push(state: RunState, message: Message): void {
 function keepWithinContext(state: RunState, step: number): void {
   const max = state.options.limits.maxContextTokens;
   if (max === undefined) return;
-  const { chars, removed } = fitContext(state.messages, max, state.contextChars);
+  const before = state.contextChars;
+  const { chars, removed } = fitContext(state.messages, max, before);
   state.contextChars = chars;
   if (removed > 0)
     state.options.onEvent({
@@ -189,6 +190,8 @@ function keepWithinContext(state: RunState, step: number): void {
       step,
       removedResults: removed,
       maxTokens: max,
+      preTokens: estimatedTokens(before),
+      postTokens: estimatedTokens(chars),
     });
 }
 

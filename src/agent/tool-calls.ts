@@ -90,6 +90,7 @@ export async function runToolCalls(
       durationMs: Math.round(performance.now() - startedAt),
       exitCode: "exitCode" in result ? result.exitCode : undefined,
       recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
+      ...("isRefused" in result && result.isRefused === true ? { isRefused: true } : {}),
       // Only a call that ran can have been cut short; an answered one was never started.
       isInterrupted: ctx.signal.aborted && !isCutOff && !isTooDeep,
     });

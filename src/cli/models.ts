@@ -39,7 +39,7 @@ export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFacto
     );
   }
   // Only offline runs read replies files: a live run never builds their schemas.
-  const { loadReplies } = await import("../task/load-replies.js");
+  const { asRepliesOf, loadReplies } = await import("../task/load-replies.js");
   // Every replies file is read before any is refused, so one run lists all their mistakes.
   const byFile = new Map<string, ApiMessage[]>();
   const problems: TaskFileProblem[] = [];
@@ -54,8 +54,14 @@ export async function scriptedModels(tasks: readonly Task[]): Promise<ModelFacto
   if (problems.length > 0) throw new TaskFileError(problems);
   const replies = new Map(tasks.map((task) => [task.name, byFile.get(task.replies ?? "") ?? []]));
   const wrap = await textProtocolWrapper(tasks);
-  return (task) =>
-    wrap(task, createReplayModel(replies.get(task.name) ?? [], task.replies ?? task.file));
+  return (task, modelName) =>
+    wrap(
+      task,
+      createReplayModel(
+        asRepliesOf(replies.get(task.name) ?? [], modelName),
+        task.replies ?? task.file,
+      ),
+    );
 }
 
 /**
@@ -199,10 +205,11 @@ export async function continuationModel(options: {
         `${options.recorded.path}: the task has no \`replies\` file to continue --offline with`,
       );
     }
-    const { loadReplies } = await import("../task/load-replies.js");
+    const { asRepliesOf, loadReplies } = await import("../task/load-replies.js");
     const replies = await loadReplies(task.replies, relative(process.cwd(), task.replies));
+    const served = asRepliesOf(replies.slice(options.untilStep), name);
     return {
-      model: wrap(task, createReplayModel(replies.slice(options.untilStep), task.replies)),
+      model: wrap(task, createReplayModel(served, task.replies)),
       name,
     };
   }

@@ -24,6 +24,7 @@ import {
   type ModelErrorCategory,
   type RetryNotice,
 } from "./model-client.js";
+import { backoffMs, retryDelayMs } from "./retry-delay.js";
 
 // How the Anthropic SDK's failures are told apart: by its own error classes, and for an error
 // event inside a reply stream (no HTTP status), by the API's error type.
@@ -94,13 +95,23 @@ export function retryReporter(maxRetries: number, options: CompleteOptions): Mid
     try {
       response = await next(request);
     } catch (error) {
-      if (willRetry()) report({ status: null, delayMs: null, error: clip(messageOf(error)) });
+      if (willRetry()) {
+        report({
+          status: null,
+          category: categoryOf(error),
+          delayMs: backoffMs(attempt + 1),
+          error: clip(messageOf(error)),
+        });
+      }
       throw error;
     }
     if (!response.ok && willRetry() && isRetriedBySdk(response)) {
       report({
         status: response.status,
-        delayMs: retryDelayMs(response.headers),
+        category: categoryOf(
+          APIError.generate(response.status, undefined, undefined, response.headers),
+        ),
+        delayMs: retryDelayMs(response.headers, attempt + 1),
         error: clip(response.statusText) || `HTTP ${response.status}`,
       });
     }
@@ -114,13 +125,6 @@ function isRetriedBySdk(response: Response): boolean {
   if (header === "true") return true;
   if (header === "false") return false;
   return isRetryable(APIError.generate(response.status, undefined, undefined, response.headers));
-}
-
-function retryDelayMs(headers: Headers): number | null {
-  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (!Number.isNaN(ms)) return ms;
-  const seconds = Number.parseFloat(headers.get("retry-after") ?? "");
-  return Number.isNaN(seconds) ? null : seconds * 1_000;
 }
 
 /** Maps SDK failures onto `ModelError`, with hints naming `endpoint`'s settings; an abort is rethrown as the signal's reason. */

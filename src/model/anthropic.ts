@@ -13,7 +13,7 @@ class MessagesClient extends BaseAnthropic {
 }
 
 import { clip } from "../format.js";
-import { isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
+import { categoryOf, isStreamBreak, retryReporter, toModelError } from "./anthropic-errors.js";
 import { CLIPPED_CONSOLE, withSdkWarnings } from "./clipped-console.js";
 import { type Endpoint, isEventStream, NotEventStreamError } from "./endpoint-hints.js";
 import { limitBodyBytes } from "./limit-body-bytes.js";
@@ -121,6 +121,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
           maxRetries,
           baseDelayMs,
           isStreamBreak,
+          categoryOf,
           toModelError: (error) => toModelError(error, completeOptions.signal, endpoint),
         },
         completeOptions,

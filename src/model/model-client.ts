@@ -124,7 +124,10 @@ export type RetryNotice = {
   attempt: number;
   maxRetries: number;
   status: number | null;
-  delayMs: number | null;
+  /** What kind of failure it was, as `ModelError.category` says it. */
+  category: ModelErrorCategory;
+  /** The wait before the retry: the server's `retry-after`, else the backoff (`retry-delay.ts`). */
+  delayMs: number;
   error: string;
 };
 

@@ -2,7 +2,7 @@ import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
 import { sleep } from "./abortable-sleep.js";
 import { MalformedReplyError } from "./malformed-reply.js";
-import type { CompleteOptions } from "./model-client.js";
+import type { CompleteOptions, ModelErrorCategory } from "./model-client.js";
 
 /** How one client retries a reply stream that broke after it started. */
 export type StreamRetryPolicy = {
@@ -12,6 +12,8 @@ export type StreamRetryPolicy = {
   isStreamBreak: (error: unknown) => boolean;
   /** What the call throws once it is not retried: a `ModelError`, or the abort's reason. */
   toModelError: (error: unknown) => unknown;
+  /** What kind of failure broke the stream (an error event's type, a dropped connection). */
+  categoryOf: (error: unknown) => ModelErrorCategory;
 };
 
 /**
@@ -43,6 +45,7 @@ export async function withStreamRetries<T>(
         attempt: tries,
         maxRetries: policy.maxRetries,
         status: null,
+        category: streamBreakCategory(error, policy),
         delayMs,
         error:
           error instanceof MalformedReplyError
@@ -52,4 +55,11 @@ export async function withStreamRetries<T>(
       await sleep(delayMs, options.signal);
     }
   }
+}
+
+/** A malformed reply is the server's fault; a break the client cannot name, a lost connection. */
+function streamBreakCategory(error: unknown, policy: StreamRetryPolicy): ModelErrorCategory {
+  if (error instanceof MalformedReplyError) return "server_error";
+  const category = policy.categoryOf(error);
+  return category === "unknown" ? "connection" : category;
 }

@@ -150,7 +150,8 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
   let ending: RecordedRun["ending"];
   for (const line of lines) {
     if (line.type === "assistant") replies[line.step - 1] = toApiMessage(line.message);
-    if (line.type === "user" && line.tool_name !== undefined) {
+    // A `not_run` line closes a call the run ended before: the call never ran.
+    if (line.type === "user" && line.tool_name !== undefined && line.not_run !== true) {
       const block = ToolResultBlockSchema.safeParse(line.message.content[0]);
       if (!block.success) continue;
       const step = toolResults[line.step - 1] ?? [];

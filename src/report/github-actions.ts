@@ -247,6 +247,8 @@ async function writeGithubFiles(
     failed: summaries.length - passed,
     total: summaries.length,
     cost_usd: Math.round(cost * 1e6) / 1e6,
+    // As report.json's totals: `cost_usd` sums the known costs, these tasks had none.
+    unpriced_tasks: summaries.filter((summary) => summary.costUsd === null).length,
     report: join(outDir, "report.json"),
     out: outDir,
   };

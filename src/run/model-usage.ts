@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import { addUsage, ZERO_USAGE } from "../model/model-client.js";
 import { type PricedModel, type PriceTable, replyCostUsd } from "../model/pricing.js";
-import type { ModelUsage } from "../transcript/lines.js";
+import type { ModelUsage } from "../transcript/result-line.js";
 import type { RunTaskOptions } from "./run-options.js";
 
 // Which model a run's step is priced as, and what each model of the run used and cost.

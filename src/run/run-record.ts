@@ -6,7 +6,9 @@ import { messageOf } from "../errors.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
 import { initLine } from "../transcript/init-line.js";
-import { checkLine, resultLine } from "../transcript/lines.js";
+import { checkLine } from "../transcript/lines.js";
+import { resultLine } from "../transcript/result-line.js";
+import { createToolCallLedger, type ToolCallLedger } from "../transcript/tool-call-ledger.js";
 import { TranscriptWriter } from "../transcript/writer.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import type { WorkspaceChanges } from "../workspace/changes.js";
@@ -31,6 +33,8 @@ export type Run = {
   problems: string[];
   /** Each model's replies added up, for the result line. */
   modelUsage: ReturnType<typeof createModelUsageTally>;
+  /** The tool calls still unanswered, and those refused, for the closing lines. */
+  toolCalls: ToolCallLedger;
 };
 
 /** What the run produced beyond its transcript. */
@@ -55,6 +59,7 @@ export async function openRun(options: RunTaskOptions): Promise<Run> {
     transcript: TranscriptWriter.open(join(runDir, TRANSCRIPT_FILE), { redact }),
     problems: [],
     modelUsage: createModelUsageTally(options),
+    toolCalls: createToolCallLedger(),
   };
 }
 
@@ -105,11 +110,24 @@ export async function finish(
   const changedFiles = work.changes?.changedFiles ?? [];
   const { costUsd } = final;
   try {
+    const notRun = `the run ended before this call ran (${final.error ?? final.status})`;
+    for (const line of run.toolCalls.closeOpen(notRun)) run.transcript.write(line);
     for (const check of work.checks) run.transcript.write(checkLine(check));
-    const model = options.modelName;
-    const modelUsage = run.modelUsage.entries();
+    const { limits } = options.task;
     run.transcript.write(
-      resultLine({ result: final, model, costUsd, modelUsage, changedFiles, workspace }),
+      resultLine({
+        result: final,
+        model: options.modelName,
+        costUsd,
+        modelUsage: run.modelUsage.entries(),
+        limits: {
+          maxOutputTokens: limits.maxOutputTokens,
+          maxContextTokens: limits.maxContextTokens,
+        },
+        permissionDenials: run.toolCalls.denials(),
+        changedFiles,
+        workspace,
+      }),
     );
     // Up to its last line: a file replaced after it would otherwise go unnoticed.
     run.transcript.verify();

@@ -198,6 +198,7 @@ async function runAgent(
   const stop = new AbortController();
   const write = (event: AgentEvent) => {
     try {
+      run.toolCalls.onEvent(event);
       const line = eventLine(event);
       if (line !== undefined) run.transcript.write(line);
     } catch (error) {

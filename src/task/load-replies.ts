@@ -121,7 +121,15 @@ export async function loadReplies(file: string, displayName = file): Promise<Api
   return parsed.data.map((reply, index) => toApiMessage(reply, index));
 }
 
-/** Fills in what a hand-written reply may leave out: ids, stop reason, usage. */
+/** The replies as served to a run of `model`: a scripted reply carries the run's model name. */
+export function asRepliesOf(replies: readonly ApiMessage[], model: string): ApiMessage[] {
+  return replies.map((reply) => ({ ...reply, model }));
+}
+
+/**
+ * Fills in what a hand-written reply may leave out: ids, stop reason, usage, and a placeholder
+ * model name (`asRepliesOf` gives the run's).
+ */
 export function toApiMessage(reply: ScriptedReply, index: number): ApiMessage {
   let toolIndex = 0;
   const content = reply.content.map((block): AssistantBlock => {

@@ -149,7 +149,9 @@ async function runCommand(
   settings: Settings,
 ): Promise<ToolResult> {
   const verdict = checkCommand(command, settings.policy);
-  if (!verdict.allowed) return { content: describeRefusal(verdict.rule), isError: true };
+  if (!verdict.allowed) {
+    return { content: describeRefusal(verdict.rule), isError: true, isRefused: true };
+  }
   if (ctx.signal.aborted) {
     return { content: "(not run)\n[cancelled]", isError: true, exitCode: null, timedOut: false };
   }

@@ -14,6 +14,8 @@ export type ToolResult = {
   exitCode?: number | null;
   /** bash only: the per-command timeout killed it. */
   timedOut?: boolean;
+  /** bash only: the command policy refused the command, so nothing ran. */
+  isRefused?: boolean;
 };
 
 /** What every tool call gets from the runner; tools never read `process.cwd()` or `process.env`. */

@@ -64,6 +64,7 @@ export function initLine(info: InitInfo): InitLineShape {
     cwd: info.workspace.path,
     model: info.model,
     tools: [...info.tools],
+    ...sdkInitFields(info),
     task: {
       name: task.name,
       file: task.file,
@@ -118,6 +119,34 @@ export function initLine(info: InitInfo): InitLineShape {
     },
     ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
   };
+}
+
+/**
+ * The Agent SDK's init fields (`SDKSystemMessage`) that describe the run: no Claude Code is
+ * involved (its version field carries agent-run's), no MCP server, slash command, skill or plugin,
+ * and nobody to ask for permission: the task's tools and command policy decide (`dontAsk`).
+ */
+function sdkInitFields(info: InitInfo) {
+  return {
+    claude_code_version: info.agentRunVersion,
+    apiKeySource: apiKeySource(info),
+    permissionMode: "dontAsk" as const,
+    mcp_servers: [],
+    slash_commands: [],
+    output_style: "default",
+    skills: [],
+    plugins: [],
+  };
+}
+
+/**
+ * Where the key came from, in the SDK's terms: `ANTHROPIC_API_KEY`, another variable the task
+ * names (`user`; `task.provider.api_key_env` says which), or none (offline, or a keyless server).
+ */
+function apiKeySource(info: InitInfo): "ANTHROPIC_API_KEY" | "user" | "none" {
+  const variable = info.task.provider.apiKeyEnv;
+  if (info.offline || variable === undefined) return "none";
+  return variable === "ANTHROPIC_API_KEY" ? "ANTHROPIC_API_KEY" : "user";
 }
 
 /**

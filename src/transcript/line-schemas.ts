@@ -7,7 +7,7 @@ import { z } from "zod";
  * The transcript format's version. A change to any line's shape bumps it and adds a migration in
  * `reader.ts`; readers refuse newer versions.
  */
-export const TRANSCRIPT_VERSION = 1;
+export const TRANSCRIPT_VERSION = 2;
 
 const UsageLineSchema = z.looseObject({
   input_tokens: z.number(),
@@ -15,6 +15,59 @@ const UsageLineSchema = z.looseObject({
   cache_creation_input_tokens: z.number(),
   cache_read_input_tokens: z.number(),
 });
+
+/**
+ * A run's usage as the result line writes it: the Agent SDK's `NonNullableUsage` (the Messages
+ * API's usage object, every field filled in; see docs/transcript.md for the defaults).
+ */
+const ResultUsageSchema = UsageLineSchema.extend({
+  cache_creation: z.looseObject({
+    ephemeral_1h_input_tokens: z.number(),
+    ephemeral_5m_input_tokens: z.number(),
+  }),
+  fallback_credit: z.null(),
+  inference_geo: z.string(),
+  iterations: z.array(z.looseObject({})),
+  output_tokens_details: z.looseObject({ thinking_tokens: z.number() }),
+  server_tool_use: z.looseObject({
+    web_fetch_requests: z.number(),
+    web_search_requests: z.number(),
+  }),
+  service_tier: z.enum(["standard", "priority", "batch"]),
+  speed: z.enum(["standard", "fast"]),
+});
+
+/** One model's share of a run: the Agent SDK's `ModelUsage`. */
+const ModelUsageSchema = z.looseObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+  webSearchRequests: z.number(),
+  costUSD: z.number(),
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
+});
+
+/** The Agent SDK's error categories (`SDKAssistantMessageError`) that agent-run's failures map to. */
+const SDK_ERROR_CATEGORIES = [
+  "authentication_failed",
+  "rate_limit",
+  "overloaded",
+  "invalid_request",
+  "model_not_found",
+  "server_error",
+  "unknown",
+] as const;
+
+/** The Agent SDK's `TerminalReason` values that agent-run's statuses map to. */
+const SDK_TERMINAL_REASONS = [
+  "completed",
+  "max_turns",
+  "budget_exhausted",
+  "malformed_tool_use_exhausted",
+  "api_error",
+] as const;
 
 /** Fields every line carries. */
 const Common = {
@@ -31,14 +84,30 @@ const InitLineBody = z.looseObject({
   model: z.string(),
   tools: z.array(z.string()),
   agent_run_version: z.string(),
+  /** The Agent SDK's init fields (`SDKSystemMessage`), with agent-run's values. */
+  claude_code_version: z.string(),
+  apiKeySource: z.enum(["ANTHROPIC_API_KEY", "user", "none"]),
+  permissionMode: z.literal("dontAsk"),
+  mcp_servers: z.array(z.looseObject({ name: z.string(), status: z.string() })),
+  slash_commands: z.array(z.string()),
+  output_style: z.string(),
+  skills: z.array(z.string()),
+  plugins: z.array(z.looseObject({ name: z.string(), path: z.string() })),
   task: z.looseObject({ name: z.string(), prompt: z.string(), system: z.string() }),
 });
 
 const AssistantLineBody = z.looseObject({
   type: z.literal("assistant"),
+  /** The Messages API's message (the SDK's `BetaMessage`). */
   message: z.looseObject({
+    id: z.string(),
+    type: z.literal("message"),
     role: z.literal("assistant"),
+    model: z.string(),
     content: z.array(z.looseObject({ type: z.string() })),
+    stop_reason: z.string().nullable(),
+    stop_sequence: z.string().nullable(),
+    usage: z.looseObject({}),
   }),
   parent_tool_use_id: z.null(),
   step: z.number().int().positive(),
@@ -56,6 +125,10 @@ const UserLineBody = z.looseObject({
   /** Present on tool results; absent on a text message the runner sent (a cut-off notice). */
   tool_name: z.string().optional(),
   duration_ms: z.number().optional(),
+  /** The call never ran: the run ended first. Its result says why; replay does not read it. */
+  not_run: z.literal(true).optional(),
+  /** The command policy refused the call (also listed in the result's `permission_denials`). */
+  permission_denied: z.literal(true).optional(),
 });
 
 const RetryLineBody = z.looseObject({
@@ -63,9 +136,11 @@ const RetryLineBody = z.looseObject({
   subtype: z.literal("api_retry"),
   attempt: z.number(),
   max_retries: z.number(),
-  retry_delay_ms: z.number().nullable(),
+  retry_delay_ms: z.number(),
   error_status: z.number().nullable(),
-  error: z.string(),
+  /** The SDK's category of the failure; agent-run's words are in `error_message`. */
+  error: z.enum(SDK_ERROR_CATEGORIES),
+  error_message: z.string(),
   step: z.number(),
 });
 
@@ -80,6 +155,11 @@ const ApiErrorLineBody = z.looseObject({
 const CompactLineBody = z.looseObject({
   type: z.literal("system"),
   subtype: z.literal("compact_boundary"),
+  compact_metadata: z.looseObject({
+    trigger: z.enum(["manual", "auto"]),
+    pre_tokens: z.number(),
+    post_tokens: z.number().optional(),
+  }),
   step: z.number(),
 });
 
@@ -109,8 +189,22 @@ const ResultLineBody = z.looseObject({
   duration_api_ms: z.number(),
   num_turns: z.number(),
   result: z.string(),
-  total_cost_usd: z.number().nullable(),
-  usage: UsageLineSchema,
+  /** The known costs summed; the models without a price are in `unpriced_models`. */
+  total_cost_usd: z.number(),
+  unpriced_models: z.array(z.string()),
+  usage: ResultUsageSchema,
+  modelUsage: z.record(z.string(), ModelUsageSchema),
+  permission_denials: z.array(
+    z.looseObject({
+      tool_name: z.string(),
+      tool_use_id: z.string(),
+      tool_input: z.looseObject({}),
+    }),
+  ),
+  stop_reason: z.string().nullable(),
+  terminal_reason: z.enum(SDK_TERMINAL_REASONS).optional(),
+  /** Why the run did not complete; the SDK requires it on every error subtype. */
+  errors: z.array(z.string()).optional(),
   /** A completed run whose final answer went past a token or cost limit (agent-run's own). */
   limit_exceeded_by_final_reply: z
     .object({ limit: z.enum(["max_tokens", "max_cost"]), used: z.number(), max: z.number() })
@@ -151,6 +245,7 @@ type Built<S extends z.ZodType> = z.input<S>;
 export type InitLineShape = Built<typeof InitLineBody>;
 export type AssistantLineShape = Built<typeof AssistantLineBody>;
 export type UserLineShape = Built<typeof UserLineBody>;
+export type PermissionDenialShape = ResultLineShape["permission_denials"][number];
 export type RetryLineShape = Built<typeof RetryLineBody>;
 export type ApiErrorLineShape = Built<typeof ApiErrorLineBody>;
 export type CompactLineShape = Built<typeof CompactLineBody>;

@@ -1,18 +1,18 @@
-import type { AgentEvent, RunResult, RunStatus } from "../agent/events.js";
+import type { AgentEvent } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
-import type { Usage } from "../model/model-client.js";
+import type { ApiMessage, ModelErrorCategory, RetryNotice, Usage } from "../model/model-client.js";
 import type {
   ApiErrorLineShape,
   AssistantLineShape,
   CheckLineShape,
   CompactLineShape,
   LimitLineShape,
-  ResultLineShape,
   RetryLineShape,
   UserLineShape,
 } from "./line-schemas.js";
 
-// The lines a run writes as it goes and at its end; the first line is in `init-line.ts`.
+// The lines a run writes as it goes; the first line is in `init-line.ts`, the last in
+// `result-line.ts`.
 
 /** Any line an agent event becomes. */
 type EventLineShape =
@@ -36,7 +36,7 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
     case "model_reply":
       return {
         type: "assistant",
-        message: event.reply.message,
+        message: sdkMessage(event.reply.message),
         parent_tool_use_id: null,
         step: event.step,
         duration_ms: event.durationMs,
@@ -44,16 +44,7 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
     case "tool_result":
       return toolResultLine(event);
     case "model_retry":
-      return {
-        type: "system",
-        subtype: "api_retry",
-        step: event.step,
-        attempt: event.notice.attempt,
-        max_retries: event.notice.maxRetries,
-        retry_delay_ms: event.notice.delayMs,
-        error_status: event.notice.status,
-        error: event.notice.error,
-      };
+      return retryLine(event.step, event.notice);
     case "model_error":
       return {
         type: "system",
@@ -63,13 +54,7 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
         error: event.message,
       };
     case "context_trimmed":
-      return {
-        type: "system",
-        subtype: "compact_boundary",
-        step: event.step,
-        removed_tool_results: event.removedResults,
-        context_max_tokens: event.maxTokens,
-      };
+      return compactLine(event);
     case "runner_message":
       return {
         type: "user",
@@ -90,6 +75,92 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
   }
 }
 
+/** A retry the client is about to make, as the SDK's `api_retry` line. */
+function retryLine(step: number, notice: RetryNotice): RetryLineShape {
+  return {
+    type: "system",
+    subtype: "api_retry",
+    step,
+    attempt: notice.attempt,
+    max_retries: notice.maxRetries,
+    retry_delay_ms: notice.delayMs,
+    error_status: notice.status,
+    error: SDK_ERROR_CATEGORY[notice.category],
+    error_message: notice.error,
+  };
+}
+
+/** A trim of the conversation, as the SDK's `compact_boundary` (an automatic one). */
+function compactLine(event: Extract<AgentEvent, { type: "context_trimmed" }>): CompactLineShape {
+  return {
+    type: "system",
+    subtype: "compact_boundary",
+    step: event.step,
+    compact_metadata: {
+      trigger: "auto",
+      pre_tokens: event.preTokens,
+      post_tokens: event.postTokens,
+    },
+    removed_tool_results: event.removedResults,
+    context_max_tokens: event.maxTokens,
+  };
+}
+
+/** The Agent SDK's error category (`SDKAssistantMessageError`) for each of ours. */
+const SDK_ERROR_CATEGORY: Record<ModelErrorCategory, RetryLineShape["error"]> = {
+  authentication: "authentication_failed",
+  rate_limit: "rate_limit",
+  overloaded: "overloaded",
+  server_error: "server_error",
+  connection: "unknown",
+  not_found: "model_not_found",
+  invalid_request: "invalid_request",
+  unknown: "unknown",
+};
+
+/** The `BetaMessage` fields a message may lack (the API leaves out what is null), as null. */
+const MESSAGE_DEFAULTS = {
+  container: null,
+  context_management: null,
+  diagnostics: null,
+  stop_details: null,
+};
+
+/** The `BetaUsage` fields a reply's usage may lack, as null (the API's "not reported"). */
+const REPLY_USAGE_DEFAULTS = {
+  cache_creation: null,
+  cache_creation_input_tokens: null,
+  cache_read_input_tokens: null,
+  fallback_credit: null,
+  inference_geo: null,
+  iterations: null,
+  output_tokens_details: null,
+  server_tool_use: null,
+  service_tier: null,
+  speed: null,
+};
+
+/**
+ * The message as the API sent it, with the fields of the Agent SDK's `BetaMessage` it left out
+ * added as null (a text block's `citations` too): nothing the API sent is changed.
+ */
+export function sdkMessage(message: ApiMessage): AssistantLineShape["message"] {
+  return {
+    ...withDefaults(message, MESSAGE_DEFAULTS),
+    stop_sequence: message.stop_sequence ?? null,
+    content: message.content.map((block) =>
+      block.type === "text" ? withDefaults(block, { citations: null }) : block,
+    ),
+    usage: withDefaults(message.usage, REPLY_USAGE_DEFAULTS),
+  };
+}
+
+/** `value` with each field of `defaults` it does not have. */
+function withDefaults<T extends object>(value: T, defaults: Record<string, unknown>): T {
+  const missing = Object.entries(defaults).filter(([key]) => !Object.hasOwn(value, key));
+  return { ...value, ...Object.fromEntries(missing) };
+}
+
 function toolResultLine(event: Extract<AgentEvent, { type: "tool_result" }>): UserLineShape {
   return {
     type: "user",
@@ -100,6 +171,7 @@ function toolResultLine(event: Extract<AgentEvent, { type: "tool_result" }>): Us
     duration_ms: event.durationMs,
     ...(event.recordedContent === undefined ? {} : { recorded_output: event.recordedContent }),
     ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }),
+    ...(event.isRefused === true ? { permission_denied: true as const } : {}),
     ...(event.isInterrupted === true ? { interrupted: true } : {}),
   };
 }
@@ -118,94 +190,6 @@ export function checkResultJson(check: CheckResult) {
     output: check.output,
     line: check.line,
     duration_ms: check.durationMs,
-  };
-}
-
-/** Claude Code's `result.subtype` for each of our statuses (the Agent SDK allows no other value). */
-const RESULT_SUBTYPE: Record<RunStatus, ResultLineShape["subtype"]> = {
-  completed: "success",
-  max_steps: "error_max_turns",
-  max_tokens: "error_during_execution",
-  max_cost: "error_max_budget_usd",
-  timeout: "error_during_execution",
-  budget: "error_max_budget_usd",
-  loop: "error_during_execution",
-  protocol_error: "error_during_execution",
-  cancelled: "error_during_execution",
-  skipped: "error_during_execution",
-  not_run: "error_during_execution",
-  error: "error_during_execution",
-};
-
-const TERMINAL_REASON: Record<RunStatus, string> = {
-  completed: "completed",
-  max_steps: "max_turns",
-  max_tokens: "budget_exhausted",
-  max_cost: "budget_exhausted",
-  timeout: "timeout",
-  budget: "batch_budget_exhausted",
-  loop: "repeated_tool_call",
-  protocol_error: "malformed_tool_calls",
-  cancelled: "cancelled",
-  skipped: "skipped",
-  not_run: "not_run",
-  error: "api_error",
-};
-
-/** What one model of a run used and cost (null when a reply's cost was unknown). */
-export type ModelUsage = { model: string; usage: Usage; costUsd: number | null };
-
-/**
- * The closing line, always last, whatever happened. `modelUsage` has one entry per model that
- * replied (a fork onto another model has two); with one or none, the entry is the run's totals.
- */
-export function resultLine(args: {
-  result: RunResult;
-  model: string;
-  costUsd: number | null;
-  modelUsage?: readonly ModelUsage[];
-  changedFiles: readonly Record<string, unknown>[];
-  workspace: string;
-}): ResultLineShape {
-  const { result } = args;
-  const usage = usageLine(result.usage);
-  const models = args.modelUsage ?? [];
-  const entries =
-    models.length > 1
-      ? models
-      : [{ model: models[0]?.model ?? args.model, usage: result.usage, costUsd: args.costUsd }];
-  return {
-    type: "result",
-    subtype: RESULT_SUBTYPE[result.status],
-    is_error: result.status !== "completed",
-    status: result.status,
-    duration_ms: result.durationMs,
-    duration_api_ms: result.apiDurationMs,
-    num_turns: result.steps,
-    result: result.finalText,
-    total_cost_usd: args.costUsd,
-    usage,
-    modelUsage: Object.fromEntries(
-      entries.map((entry) => [
-        entry.model,
-        {
-          inputTokens: entry.usage.inputTokens,
-          outputTokens: entry.usage.outputTokens,
-          cacheReadInputTokens: entry.usage.cacheReadInputTokens,
-          cacheCreationInputTokens: entry.usage.cacheCreationInputTokens,
-          costUSD: entry.costUsd,
-        },
-      ]),
-    ),
-    permission_denials: [],
-    stop_reason: result.stopReason,
-    terminal_reason: TERMINAL_REASON[result.status],
-    ...(result.error === undefined ? {} : { errors: [result.error] }),
-    ...(result.limitExceededByFinalReply === undefined
-      ? {}
-      : { limit_exceeded_by_final_reply: result.limitExceededByFinalReply }),
-    changed_files: args.changedFiles,
-    workspace: args.workspace,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   TranscriptLineSchema,
   UserLineSchema,
 } from "./line-schemas.js";
+import { migrateV1Line } from "./migrate-v1.js";
 
 /**
  * Reads a `transcript.jsonl` back as validated lines. A transcript without its closing `result`
@@ -77,7 +78,7 @@ export function parseTranscript(
   const lines: TranscriptLine[] = [];
   for (let index = 0; index < rows.length; index += 1) {
     if (lines.at(-1)?.type === "result") fail(index, "a line after the result line");
-    const json = migrateLine(index === 0 ? first : parseJson(index), version);
+    const json = migrateLine(index === 0 ? first : parseJson(index), version, first);
     const parsed = TranscriptLineSchema.safeParse(json);
     if (!parsed.success) fail(index, describeMismatch(json));
     else lines.push(parsed.data);
@@ -104,12 +105,13 @@ function checkVersion(first: unknown, fail: (message: string) => never): number 
 }
 
 /**
- * Brings a line written by format `fromVersion` up to `TRANSCRIPT_VERSION`, before validation.
- * Version 1 is the only version so far, so lines pass through unchanged. When a change bumps the
- * version, add one step per version here, oldest first: `if (fromVersion < 2) line = toV2(line);`.
+ * Brings a line written by format `fromVersion` up to `TRANSCRIPT_VERSION`, before validation:
+ * one step per version, oldest first. `init` is the transcript's first line, as recorded.
  */
-function migrateLine(line: unknown, _fromVersion: number): unknown {
-  return line;
+function migrateLine(line: unknown, fromVersion: number, init: unknown): unknown {
+  let migrated = line;
+  if (fromVersion < 2) migrated = migrateV1Line(migrated, init);
+  return migrated;
 }
 
 /** The schema for each kind of line (`type`, or `type/subtype` for `system` lines). */

@@ -41,7 +41,8 @@ describe("model API faults", () => {
       attempt: 1,
       error_status: null,
       retry_delay_ms: 5,
-      error: expect.stringMatching(/^stream interrupted/),
+      error: "unknown",
+      error_message: expect.stringMatching(/^stream interrupted/),
     });
   });
 

@@ -172,6 +172,7 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
       failed: "2",
       total: "3",
       cost_usd: String((3 * (1000 * 2 + 100 * 10)) / 1e6),
+      unpriced_tasks: "0",
       report: dir.path("out/report.json"),
       out: dir.path("out"),
     });

@@ -76,7 +76,10 @@ describe("agent-run against a hostile model API", () => {
 
     expect(lines[0]).toMatchObject({ type: "system", subtype: "init" });
     expect(lines.filter((line) => line.subtype === "api_retry")).toEqual([
-      expect.objectContaining({ error: expect.stringMatching(/^malformed reply: /) }),
+      expect.objectContaining({
+        error: "server_error",
+        error_message: expect.stringMatching(/^malformed reply: /),
+      }),
     ]);
     expect(lines.at(-2)).toMatchObject({ type: "system", subtype: "api_error" });
     expect(lines.at(-1)).toMatchObject({

@@ -92,9 +92,11 @@ describe("a fork onto another model prices each step as the model that made it",
     expect(await readSummary(dir.path("forks/t"))).toMatchObject({ steps: 3, cost_usd: null });
     const result = (await readTranscript(dir.path("forks/t"))).at(-1);
     expect(result).toMatchObject({
-      total_cost_usd: null,
+      // The known model's cost only; the model without a price is named.
+      total_cost_usd: 0.015,
+      unpriced_models: ["local-model"],
       modelUsage: {
-        "local-model": { inputTokens: 200000, outputTokens: 20000, costUSD: null },
+        "local-model": { inputTokens: 200000, outputTokens: 20000, costUSD: 0 },
         "claude-haiku-4-5": { inputTokens: 10000, outputTokens: 1000, costUSD: 0.015 },
       },
     });

@@ -79,7 +79,7 @@ describe("replaying a text-protocol run (its tool_use blocks beside the raw text
     expect(lines.at(-1)).toMatchObject({
       type: "result",
       status: "protocol_error",
-      terminal_reason: "malformed_tool_calls",
+      terminal_reason: "malformed_tool_use_exhausted",
     });
     const results = lines.filter((line) => line.type === "user");
     expect(results.map((line) => line.tool_name)).toEqual([

@@ -18,6 +18,7 @@ describe("bash command policy", () => {
     expect(result).toEqual({
       content: `bash: refused by agent-run's built-in rule "sudo" (commands run without root; no setting turns it off). ${UNATTENDED}`,
       isError: true,
+      isRefused: true,
     });
     expect(existsSync(ws.path("ran"))).toBe(false);
   });

@@ -197,6 +197,7 @@ describe.skipIf(!hasBwrap)("bash in the bwrap sandbox", () => {
       content:
         'bash: refused by agent-run\'s built-in rule "sudo" (commands run without root; no setting turns it off). Nobody is there to ask: this run is unattended. Do the task another way, or say in your final reply that it needs this command',
       isError: true,
+      isRefused: true,
     });
     expect(existsSync(ws.path("x"))).toBe(false);
   });

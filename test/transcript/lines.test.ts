@@ -3,8 +3,9 @@ import type { AgentEvent, RunResult, RunStatus } from "../../src/agent/events.js
 import type { ModelReply } from "../../src/model/model-client.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
 import { type InitInfo, initLine } from "../../src/transcript/init-line.js";
-import { eventLine, resultLine } from "../../src/transcript/lines.js";
+import { eventLine, sdkMessage } from "../../src/transcript/lines.js";
 import { parseTranscript } from "../../src/transcript/reader.js";
+import { resultLine } from "../../src/transcript/result-line.js";
 import { anthropicProvider } from "../helpers/providers.js";
 
 const REPLY: ModelReply = {
@@ -63,12 +64,26 @@ const EVENTS = {
   retry: {
     type: "model_retry",
     step: 2,
-    notice: { attempt: 1, maxRetries: 4, status: 529, delayMs: 600, error: "Overloaded" },
+    notice: {
+      attempt: 1,
+      maxRetries: 4,
+      status: 529,
+      category: "overloaded",
+      delayMs: 600,
+      error: "Overloaded",
+    },
   },
   connectionRetry: {
     type: "model_retry",
     step: 2,
-    notice: { attempt: 2, maxRetries: 4, status: null, delayMs: null, error: "ECONNRESET" },
+    notice: {
+      attempt: 2,
+      maxRetries: 4,
+      status: null,
+      category: "connection",
+      delayMs: 1000,
+      error: "ECONNRESET",
+    },
   },
   limit: { type: "limit_reached", step: 3, limit: "max_steps", used: 3, max: 3 },
 } satisfies Record<string, AgentEvent>;
@@ -97,20 +112,70 @@ function resultFor(status: RunStatus, error?: string, costUsd: number | null = 0
     result: runResult(status, error),
     model: "claude-sonnet-5-5",
     costUsd,
+    limits: { maxOutputTokens: 8192, maxContextTokens: 150_000 },
+    permissionDenials: [],
     changedFiles: [{ path: "src/math.js", status: "modified" }],
     workspace: "/runs/x/workspace",
   });
 }
 
 describe("eventLine", () => {
-  test("a model reply is an assistant line carrying the API message verbatim", () => {
+  test("a model reply is an assistant line carrying the API message, the SDK's missing fields null", () => {
     expect(eventLine(EVENTS.reply)).toEqual({
       type: "assistant",
-      message: REPLY.message,
+      message: {
+        ...REPLY.message,
+        content: [
+          { type: "text", text: "Running the tests.", citations: null },
+          REPLY.message.content[1],
+        ],
+        container: null,
+        context_management: null,
+        diagnostics: null,
+        stop_details: null,
+        usage: {
+          input_tokens: 100,
+          output_tokens: 20,
+          cache_creation: null,
+          cache_creation_input_tokens: null,
+          cache_read_input_tokens: null,
+          fallback_credit: null,
+          inference_geo: null,
+          iterations: null,
+          output_tokens_details: null,
+          server_tool_use: null,
+          service_tier: null,
+          speed: null,
+        },
+      },
       parent_tool_use_id: null,
       step: 1,
       duration_ms: 1840,
     });
+  });
+
+  test("what the API sent is kept as it came: only absent fields are added", () => {
+    const sent = {
+      ...REPLY.message,
+      container: { id: "c1" },
+      content: [{ type: "text", text: "x", citations: [{ type: "char_location" }] }],
+      usage: { input_tokens: 1, output_tokens: 2, service_tier: "priority" },
+    };
+
+    expect(sdkMessage(sent)).toMatchObject({
+      container: { id: "c1" },
+      content: [{ type: "text", text: "x", citations: [{ type: "char_location" }] }],
+      usage: { input_tokens: 1, output_tokens: 2, service_tier: "priority", speed: null },
+    });
+  });
+
+  test("a refused command's result says so", () => {
+    expect(eventLine({ ...EVENTS.bashResult, exitCode: undefined, isRefused: true })).toMatchObject(
+      {
+        tool_name: "bash",
+        permission_denied: true,
+      },
+    );
   });
 
   test("a bash result is a user line with its exit code (null when killed)", () => {
@@ -156,7 +221,7 @@ describe("eventLine", () => {
     expect(eventLine({ ...start, type: "tool_start" })).toBeUndefined();
   });
 
-  test("a retry is a system/api_retry line (status and delay null for a connection error)", () => {
+  test("a retry is a system/api_retry line: the SDK's category, our words beside it (status null for a connection error)", () => {
     expect([eventLine(EVENTS.retry), eventLine(EVENTS.connectionRetry)]).toEqual([
       {
         type: "system",
@@ -166,7 +231,8 @@ describe("eventLine", () => {
         max_retries: 4,
         retry_delay_ms: 600,
         error_status: 529,
-        error: "Overloaded",
+        error: "overloaded",
+        error_message: "Overloaded",
       },
       {
         type: "system",
@@ -174,11 +240,32 @@ describe("eventLine", () => {
         step: 2,
         attempt: 2,
         max_retries: 4,
-        retry_delay_ms: null,
+        retry_delay_ms: 1000,
         error_status: null,
-        error: "ECONNRESET",
+        error: "unknown",
+        error_message: "ECONNRESET",
       },
     ]);
+  });
+
+  test("a context trim is a compact_boundary with the SDK's compact_metadata", () => {
+    const trim = {
+      type: "context_trimmed",
+      step: 4,
+      removedResults: 2,
+      maxTokens: 1000,
+      preTokens: 1200,
+      postTokens: 690,
+    } as const;
+
+    expect(eventLine(trim)).toEqual({
+      type: "system",
+      subtype: "compact_boundary",
+      step: 4,
+      compact_metadata: { trigger: "auto", pre_tokens: 1200, post_tokens: 690 },
+      removed_tool_results: 2,
+      context_max_tokens: 1000,
+    });
   });
 
   test("a limit is a limit_reached line", () => {
@@ -204,11 +291,20 @@ describe("resultLine", () => {
       num_turns: 3,
       result: "Fixed it.",
       total_cost_usd: 0.01342,
+      unpriced_models: [],
       usage: {
         input_tokens: 2695,
         output_tokens: 315,
         cache_creation_input_tokens: 1650,
         cache_read_input_tokens: 8400,
+        cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 1650 },
+        fallback_credit: null,
+        inference_geo: "unknown",
+        iterations: [],
+        output_tokens_details: { thinking_tokens: 0 },
+        server_tool_use: { web_fetch_requests: 0, web_search_requests: 0 },
+        service_tier: "standard",
+        speed: "standard",
       },
       modelUsage: {
         "claude-sonnet-5-5": {
@@ -216,7 +312,10 @@ describe("resultLine", () => {
           outputTokens: 315,
           cacheReadInputTokens: 8400,
           cacheCreationInputTokens: 1650,
+          webSearchRequests: 0,
           costUSD: 0.01342,
+          contextWindow: 150_000,
+          maxOutputTokens: 8192,
         },
       },
       permission_denials: [],
@@ -231,10 +330,9 @@ describe("resultLine", () => {
     ["completed", "success", "completed", false],
     ["max_steps", "error_max_turns", "max_turns", true],
     ["max_tokens", "error_during_execution", "budget_exhausted", true],
-    ["timeout", "error_during_execution", "timeout", true],
-    ["cancelled", "error_during_execution", "cancelled", true],
+    ["timeout", "error_during_execution", "budget_exhausted", true],
     ["error", "error_during_execution", "api_error", true],
-    ["protocol_error", "error_during_execution", "malformed_tool_calls", true],
+    ["protocol_error", "error_during_execution", "malformed_tool_use_exhausted", true],
   ] as const)(
     "status %s → subtype %s, terminal_reason %s, is_error %s",
     (status, subtype, terminalReason, isError) => {
@@ -247,19 +345,47 @@ describe("resultLine", () => {
     },
   );
 
-  test("errors appears only when the run has an error, as a one-item list", () => {
+  test.each(["loop", "cancelled", "skipped"] as const)(
+    "status %s has no SDK terminal_reason that fits: the field is left out",
+    (status) => {
+      expect(Object.keys(resultFor(status))).not.toContain("terminal_reason");
+    },
+  );
+
+  test("errors is on every run that did not complete (the SDK requires it there), never on a completed one", () => {
     const failed = resultFor("error", "model API error 500: boom");
+    const stopped = resultFor("max_steps");
     const completed = resultFor("completed");
 
     expect(failed.errors).toEqual(["model API error 500: boom"]);
+    expect(stopped.errors).toEqual(["the run ended with status max_steps"]);
     expect(Object.keys(completed)).not.toContain("errors");
   });
 
-  test("an unknown price is a null cost in both places", () => {
+  test("an unknown price: the cost is a number (0) and unpriced_models names the model", () => {
     expect(resultFor("completed", undefined, null)).toMatchObject({
-      total_cost_usd: null,
-      modelUsage: { "claude-sonnet-5-5": { costUSD: null } },
+      total_cost_usd: 0,
+      unpriced_models: ["claude-sonnet-5-5"],
+      modelUsage: { "claude-sonnet-5-5": { costUSD: 0 } },
     });
+  });
+
+  test("a fork onto an unpriced model: the known model's cost is the total, the other is named", () => {
+    const line = resultLine({
+      result: { ...runResult("completed"), costUsd: null },
+      model: "local-model",
+      costUsd: null,
+      modelUsage: [
+        { model: "claude-sonnet-5-5", usage: runResult("completed").usage, costUsd: 0.5 },
+        { model: "local-model", usage: runResult("completed").usage, costUsd: null },
+      ],
+      limits: { maxOutputTokens: 8192, maxContextTokens: 150_000 },
+      permissionDenials: [],
+      changedFiles: [],
+      workspace: "/w",
+    });
+
+    expect(line).toMatchObject({ total_cost_usd: 0.5, unpriced_models: ["local-model"] });
   });
 });
 

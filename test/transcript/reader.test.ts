@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TranscriptError } from "../../src/errors.js";
+import { TRANSCRIPT_VERSION } from "../../src/transcript/line-schemas.js";
 import { isComplete, parseTranscript, readTranscript } from "../../src/transcript/reader.js";
 import { runCli } from "../helpers/run-cli.js";
 
@@ -55,7 +56,7 @@ describe("readTranscript on a transcript the real run wrote", () => {
       "check",
       "result",
     ]);
-    expect(lines[0]).toMatchObject({ subtype: "init", schema_version: 1 });
+    expect(lines[0]).toMatchObject({ subtype: "init", schema_version: TRANSCRIPT_VERSION });
     expect(lines.at(-1)).toMatchObject({ type: "result", status: "completed", num_turns: 5 });
     expect(new Set(lines.map((line) => line.session_id)).size).toBe(1);
     expect(isComplete(lines)).toBe(true);
@@ -109,11 +110,11 @@ describe("readTranscript refuses a bad file with the file, the line and the reas
   test("a newer schema_version", async () => {
     const file = await transcriptFile(
       "newer",
-      `${[withField(rows[0], { schema_version: 2 }), ...rows.slice(1)].join("\n")}\n`,
+      `${[withField(rows[0], { schema_version: TRANSCRIPT_VERSION + 1 }), ...rows.slice(1)].join("\n")}\n`,
     );
 
     expect(await readFailure(file)).toBe(
-      `${file}:1: schema_version 2 is newer than this agent-run understands (1); upgrade agent-run`,
+      `${file}:1: schema_version ${TRANSCRIPT_VERSION + 1} is newer than this agent-run understands (${TRANSCRIPT_VERSION}); upgrade agent-run`,
     );
   });
 

@@ -1,7 +1,8 @@
 import { messageOf } from "../../errors.js";
 import { clip } from "../../format.js";
 import { limitBodyBytes } from "../limit-body-bytes.js";
-import type { CompleteOptions, RetryNotice } from "../model-client.js";
+import type { CompleteOptions, ModelErrorCategory, RetryNotice } from "../model-client.js";
+import { backoffMs, retryDelayMs } from "../retry-delay.js";
 
 /** Most bytes of an error body read: enough for any server's message, never a flood. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -28,7 +29,14 @@ export function createChatFetch(
     try {
       response = await fetchImpl(input, init);
     } catch (error) {
-      if (willRetry()) report({ status: null, delayMs: null, error: clip(messageOf(error)) });
+      if (willRetry()) {
+        report({
+          status: null,
+          category: "connection",
+          delayMs: backoffMs(attempt + 1),
+          error: clip(messageOf(error)),
+        });
+      }
       throw error;
     }
     if (response.ok) {
@@ -38,7 +46,8 @@ export function createChatFetch(
     if (willRetry() && willSdkRetry(response)) {
       report({
         status: response.status,
-        delayMs: retryDelayMs(response.headers),
+        category: retriedCategory(response.status),
+        delayMs: retryDelayMs(response.headers, attempt + 1),
         error: clip(errorMessageIn(body) ?? response.statusText) || `HTTP ${response.status}`,
       });
     }
@@ -56,11 +65,11 @@ function willSdkRetry(response: Response): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-function retryDelayMs(headers: Headers): number | null {
-  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (!Number.isNaN(ms)) return ms;
-  const seconds = Number.parseFloat(headers.get("retry-after") ?? "");
-  return Number.isNaN(seconds) ? null : seconds * 1_000;
+/** The kind of failure a retried status is (408 and 409 are the server's trouble too). */
+function retriedCategory(status: number): ModelErrorCategory {
+  if (status === 429) return "rate_limit";
+  if (status === 529) return "overloaded";
+  return status >= 500 || status === 408 || status === 409 ? "server_error" : "unknown";
 }
 
 /**

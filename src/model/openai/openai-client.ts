@@ -5,7 +5,7 @@ import { MalformedReplyError } from "../malformed-reply.js";
 import { type CompleteOptions, type ModelClient, toModelReply } from "../model-client.js";
 import { REPLY_LIMITS, type ReplyLimits } from "../reply-limits.js";
 import { withStreamRetries } from "../stream-retries.js";
-import { isStreamBreak, notAnEventStream, toModelError } from "./chat-errors.js";
+import { categoryOf, isStreamBreak, notAnEventStream, toModelError } from "./chat-errors.js";
 import { createChatFetch } from "./chat-fetch.js";
 import { toApiMessage } from "./chat-reply.js";
 import { toChatParams } from "./chat-request.js";
@@ -74,6 +74,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
           maxRetries,
           baseDelayMs,
           isStreamBreak,
+          categoryOf,
           toModelError: (error) => toModelError(error, completeOptions.signal, options),
         },
         completeOptions,

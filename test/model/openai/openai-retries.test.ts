@@ -50,8 +50,22 @@ describe("createOpenAIClient retries, against a real server on 127.0.0.1", () =>
     const result = await call(server.baseURL, 2, notices);
     expect(result.content).toEqual([{ type: "text", text: "hello" }]);
     expect(notices).toEqual([
-      { attempt: 1, maxRetries: 2, status: 429, delayMs: 1, error: "slow down" },
-      expect.objectContaining({ attempt: 2, maxRetries: 2, status: null, delayMs: null }),
+      {
+        attempt: 1,
+        maxRetries: 2,
+        status: 429,
+        category: "rate_limit",
+        delayMs: 1,
+        error: "slow down",
+      },
+      // No retry-after: the SDK's own backoff for the second retry, 1 s before its jitter.
+      expect.objectContaining({
+        attempt: 2,
+        maxRetries: 2,
+        status: null,
+        category: "connection",
+        delayMs: 1000,
+      }),
     ]);
     expect(server.requests).toHaveLength(3);
   });
@@ -74,7 +88,14 @@ describe("createOpenAIClient retries, against a real server on 127.0.0.1", () =>
     expect(error).toMatchObject({ status: 500, category: "server_error", isRetryable: true });
     expect((error as Error).message).toBe("model API error 500: CUDA out of memory");
     expect(notices).toEqual([
-      { attempt: 1, maxRetries: 1, status: 500, delayMs: 1, error: "CUDA out of memory" },
+      {
+        attempt: 1,
+        maxRetries: 1,
+        status: 500,
+        category: "server_error",
+        delayMs: 1,
+        error: "CUDA out of memory",
+      },
     ]);
   });
 
