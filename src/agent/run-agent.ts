@@ -163,12 +163,7 @@ function afterMalformed(state: RunState, calls: readonly ToolUseBlock[]): RunRes
 
 /** Waits for the workspace; the reason it never became ready, if so. */
 async function waitUntilReady(ready: Promise<void> | undefined): Promise<string | undefined> {
-  try {
-    await ready;
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+  return ready?.then(() => undefined, messageOf);
 }
 
 /** Appends a message, keeping the conversation's size up to date. */

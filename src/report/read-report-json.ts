@@ -2,8 +2,7 @@ import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { compareNames, computeTotals, type Report, type ReportTask } from "./aggregate.js";
 import { parseVersionedJson } from "./json-issue.js";
-import { REPORT_VERSION } from "./report-json.js";
-import { ReportTaskJsonSchema } from "./report-json-schema.js";
+import { REPORT_VERSION, ReportTaskJsonSchema } from "./report-json-schema.js";
 import { UsageReadSchema } from "./run-summary.js";
 import { LimitExceededReadSchema } from "./summary-json-schema.js";
 

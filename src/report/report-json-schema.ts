@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { REPORT_VERSION } from "./report-json.js";
 import {
   LimitExceededReadSchema,
   TaskNameJsonSchema,
@@ -8,6 +7,9 @@ import {
 
 // `report.json` as agent-run writes it: `reportJson` is typed by this schema, the reader extends
 // its task entries, and `npm run schema` publishes it as schema/report.schema.json.
+
+/** The version of `report.json`'s shape; bumped with any change to it. */
+export const REPORT_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 

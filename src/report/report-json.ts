@@ -1,9 +1,6 @@
 import { usageLine } from "../transcript/lines.js";
 import type { Report, ReportTask } from "./aggregate.js";
-import type { ReportJson } from "./report-json-schema.js";
-
-/** The version of `report.json`'s shape; bumped with any change to it. */
-export const REPORT_VERSION = 1;
+import { REPORT_VERSION, type ReportJson } from "./report-json-schema.js";
 
 /**
  * `report.json`'s text: snake_case like `summary.json`, two-space indented, no timestamps or

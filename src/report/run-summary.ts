@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { Usage } from "../model/model-client.js";
 import { parseVersionedJson } from "./json-issue.js";
-import { SUMMARY_VERSION } from "./summary.js";
 import {
   CheckJsonSchema,
   LimitExceededReadSchema,
+  SUMMARY_VERSION,
   SummaryJsonSchema,
   UsageJsonSchema,
 } from "./summary-json-schema.js";

@@ -2,10 +2,12 @@ import { z } from "zod";
 import type { RunStatus } from "../agent/events.js";
 import { CHECK_KINDS } from "../checks/types.js";
 import { TASK_NAME_PATTERN, TASK_NAME_RULE } from "../task/schema.js";
-import { SUMMARY_VERSION } from "./summary.js";
 
 // `summary.json` as agent-run writes it: `summaryJson` is typed by this schema, the reader picks
 // its fields from it, and `npm run schema` publishes it as schema/summary.schema.json.
+
+/** The version of `summary.json`'s shape; bumped with any change to it. */
+export const SUMMARY_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 

@@ -6,13 +6,10 @@ import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
 import type { GitDirChange } from "../workspace/git-dir-state.js";
-import type { SummaryJson } from "./summary-json-schema.js";
+import { SUMMARY_VERSION, type SummaryJson } from "./summary-json-schema.js";
 
 /** The file in each run folder that holds its summary. */
 export const SUMMARY_FILE = "summary.json";
-
-/** The version of `summary.json`'s shape; bumped with any change to it. */
-export const SUMMARY_VERSION = 1;
 
 /** What one task's run came to: written as `summary.json` and shown in the final table. */
 export type TaskSummary = {

@@ -3,24 +3,13 @@ import type { Check } from "../checks/types.js";
 import { REASONING_EFFORTS, type Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import type { ProviderApi, ProviderName } from "../model/providers.js";
-import {
-  DEFAULT_SANDBOX_LIMITS,
-  formatBytes,
-  type Sandbox,
-  type SandboxLimits,
-} from "../tools/sandbox.js";
+import type { Sandbox, SandboxLimits } from "../tools/sandbox.js";
 import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
 import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
-import {
-  byteSize,
-  duration,
-  nonBlankString,
-  positiveInt,
-  positiveUsd,
-  toolList,
-} from "./schema-fields.js";
+import { SandboxLimitsSchema, SandboxSchema } from "./sandbox-schema.js";
+import { duration, nonBlankString, positiveInt, positiveUsd, toolList } from "./schema-fields.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -186,33 +175,8 @@ export const TaskFileSchema = z
       .strict()
       .optional()
       .describe("Settings for the bash tool."),
-    sandbox: z
-      .enum(["none", "bwrap"])
-      .optional()
-      .describe(
-        'Run each bash command and run check under bubblewrap ("bwrap"): the workspace writable (in place, its .git folders and the output folders are not), the rest of the file system read-only, no network, a private /tmp, bounded by sandbox_limits. Default: "none". --sandbox overrides it.',
-      ),
-    sandbox_limits: z
-      .object({
-        tmp_size: byteSize(
-          `Size of the private /tmp (memory), e.g. "2GiB"; writing past it fails with "No space left on device". Default: ${formatBytes(DEFAULT_SANDBOX_LIMITS.tmpBytes)}.`,
-        ),
-        shm_size: byteSize(
-          `Size of /dev/shm (memory), e.g. "256MiB". Default: ${formatBytes(DEFAULT_SANDBOX_LIMITS.shmBytes)}.`,
-        ),
-        max_processes: positiveInt(
-          `Most processes a command may have running at once, threads included; past it, fork fails with "Resource temporarily unavailable". Default: ${DEFAULT_SANDBOX_LIMITS.maxProcesses}.`,
-          4_194_304,
-        ),
-        max_file_size: byteSize(
-          `Largest file a command may write, anywhere; the writer is stopped with "File size limit exceeded". Default: ${formatBytes(DEFAULT_SANDBOX_LIMITS.maxFileBytes)}.`,
-        ),
-      })
-      .strict()
-      .optional()
-      .describe(
-        "Bounds of each sandboxed command (sandbox: bwrap, or --sandbox bwrap); sizes are binary (1M = 1MiB), or a number of bytes. Each one has a default.",
-      ),
+    sandbox: SandboxSchema,
+    sandbox_limits: SandboxLimitsSchema,
     allow_git_changes: z
       .boolean()
       .optional()
