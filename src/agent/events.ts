@@ -7,22 +7,27 @@ import type {
   Usage,
 } from "../model/model-client.js";
 
-/** Why a run ended; every run ends with exactly one of these. */
-export type RunStatus =
-  | "completed"
-  | "max_steps"
-  | "max_tokens"
-  | "max_cost"
-  | "timeout"
-  | "budget"
-  | "loop"
-  /** The model wrote `MAX_MALFORMED_IN_A_ROW` malformed tool calls in a row (text tool protocol). */
-  | "protocol_error"
-  | "cancelled"
-  | "skipped"
-  /** A batch task that never started (the batch was cancelled first); `resume OUT` runs it. */
-  | "not_run"
-  | "error";
+/**
+ * Why a run ended; every run ends with exactly one of these. `protocol_error`: the model wrote
+ * `MAX_MALFORMED_IN_A_ROW` malformed tool calls in a row (text tool protocol). `not_run`: a batch
+ * task that never started (the batch was cancelled first); `resume OUT` runs it.
+ */
+export const RUN_STATUSES = [
+  "completed",
+  "max_steps",
+  "max_tokens",
+  "max_cost",
+  "timeout",
+  "budget",
+  "loop",
+  "protocol_error",
+  "cancelled",
+  "skipped",
+  "not_run",
+  "error",
+] as const;
+
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** The limits a run can hit; a subset of `RunStatus`. */
 export type LimitName = "max_steps" | "max_tokens" | "max_cost" | "timeout" | "budget" | "loop";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RunStatus } from "../agent/events.js";
+import { RUN_STATUSES } from "../agent/events.js";
 import { CHECK_KINDS } from "../checks/types.js";
 import { TASK_NAME_PATTERN, TASK_NAME_RULE } from "../task/schema.js";
 
@@ -26,22 +26,6 @@ export const UsageJsonSchema = z
     cache_read_input_tokens: count,
   })
   .describe("Tokens as the API reported them, summed over the run's model calls.");
-
-/** Every status a run can end with; `satisfies` keeps it to `RunStatus`, the writer's type to all of it. */
-const RUN_STATUSES = [
-  "completed",
-  "max_steps",
-  "max_tokens",
-  "max_cost",
-  "timeout",
-  "budget",
-  "loop",
-  "protocol_error",
-  "cancelled",
-  "skipped",
-  "not_run",
-  "error",
-] as const satisfies readonly RunStatus[];
 
 /** One check's outcome, as `summary.json` and the transcript's check lines write it. */
 export const CheckJsonSchema = z.object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RUN_STATUSES } from "../agent/events.js";
 
 // The one vocabulary of transcript lines: the reader validates each line with these schemas, and
 // the writer's line builders (`lines.ts`) are typed by them, so the two cannot drift apart.
@@ -184,7 +185,7 @@ const ResultLineBody = z.looseObject({
   type: z.literal("result"),
   subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_max_budget_usd"]),
   is_error: z.boolean(),
-  status: z.string(),
+  status: z.enum(RUN_STATUSES),
   duration_ms: z.number(),
   duration_api_ms: z.number(),
   num_turns: z.number(),

@@ -146,6 +146,7 @@ const TRANSCRIPT_CASES: [file: string, line: number, message: string][] = [
   ["assistant-wrong-field-type.jsonl", 2, "assistant line: step: "],
   ["user-content-not-a-list.jsonl", 3, "user line: message.content: "],
   ["result-unknown-subtype.jsonl", 5, "result line: subtype: "],
+  ["result-unknown-status.jsonl", 5, "result line: status: "],
   ["init-without-limits.jsonl", 1, "the init line does not describe the task fully (limits: "],
   ["name-escapes-out.jsonl", 1, 'task.name: "../../../x" is not a task name (letters, '],
   ["name-with-line-break.jsonl", 1, 'task.name: "a\\n::error::pwned" is not a task name ('],
