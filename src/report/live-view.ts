@@ -39,7 +39,8 @@ export function createLiveView(options: {
     drawn = 0;
   };
   const draw = () => {
-    const width = Math.max(20, options.columns - 1);
+    // A terminal may report no width (0 columns, as `script` gives): take the usual 80 then.
+    const width = options.columns > 0 ? Math.max(20, options.columns - 1) : 79;
     const lines = [...running].map(([name, task]) => {
       const tool = task.tool === undefined ? "" : `  ${task.tool}`;
       const clock = formatDuration(now() - task.startedAt);

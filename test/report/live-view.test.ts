@@ -70,6 +70,15 @@ describe("the live view (terminals only)", () => {
     expect(out[0]?.trimEnd().length).toBeLessThanOrEqual(29);
   });
 
+  test("a terminal that reports 0 columns gets 80, not lines cut to 20 characters", () => {
+    const out: string[] = [];
+    const live = createLiveView({ write: (text) => out.push(text), columns: 0, now: () => 0 });
+    live.start("add-farewell");
+    live.close();
+
+    expect(out[0]).toMatch(/▸ add-farewell {2}step 0 {2}0 tokens/);
+  });
+
   test("not on a terminal (or under CI), the log has no escape codes", async () => {
     await using out = await tmpWorkspace();
     const run = await runCli(["--offline", "tasks/fix-failing-test.yaml", "--out", out.root]);
