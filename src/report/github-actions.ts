@@ -2,7 +2,7 @@ import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
 import type { TaskFileProblem } from "../errors.js";
-import { formatCost, formatDuration, oneLine } from "../format.js";
+import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import type { SdkWarning } from "../model/model-client.js";
 import { workflowCommand } from "../workflow-commands.js";
 import type { ChangedFile } from "../workspace/changes.js";
@@ -123,25 +123,42 @@ function statusAnnotation(summary: TaskSummary): Annotation {
 }
 
 /**
- * The job summary: the report's table, then each task's changed files in a collapsed block. File
- * names and statuses are shown as text (`markdownText`), never as Markdown or HTML.
+ * The job summary: the report, then each task's changed files, folded. GitHub drops a step's
+ * summary over 1 MiB whole, so each task lists at most `MAX_FILES_SHOWN` files, and the file
+ * lists are left out when the summary would still be too large; `summary.json` has them all.
+ * File names and statuses are shown as text (`markdownText`), never as Markdown or HTML.
  */
 export function jobSummary(reportMarkdown: string, summaries: readonly TaskSummary[]): string {
-  const details = summaries.map((summary) => {
-    const files = summary.changedFiles.map(
+  const head = ["## agent-run", "", reportMarkdown, ""];
+  const full = [...head, "### Changed files", "", ...summaries.map(changedFilesDetails), ""];
+  const text = full.join("\n");
+  if (Buffer.byteLength(text) <= MAX_SUMMARY_BYTES) return text;
+  const note =
+    "The changed files are left out: listed here they would pass GitHub's 1 MiB limit for a job summary. Each task's `summary.json` lists them.";
+  return [...head, "### Changed files", "", note, ""].join("\n");
+}
+
+/** Files listed per task in the job summary; the rest are counted. */
+const MAX_FILES_SHOWN = 100;
+
+/** Under GitHub's 1 MiB per step, with room for what the step writes besides. */
+const MAX_SUMMARY_BYTES = 900 * 1024;
+
+function changedFilesDetails(summary: TaskSummary): string {
+  const files = summary.changedFiles
+    .slice(0, MAX_FILES_SHOWN)
+    .map(
       (file) =>
         `| ${markdownText(file.path)} | ${markdownText(describeChange(file))} | ${file.binary ? "binary" : `+${file.additions} −${file.deletions}`} |`,
     );
-    const body =
-      files.length === 0
-        ? "No files changed."
-        : ["| file | change | lines |", "| --- | --- | --- |", ...files].join("\n");
-    const headline = `${summary.name}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
-    return `<details><summary>${escapeHtml(oneLine(headline, MAX_HEADLINE_CHARS))}</summary>\n\n${body}\n\n</details>`;
-  });
-  return ["## agent-run", "", reportMarkdown, "", "### Changed files", "", ...details, ""].join(
-    "\n",
-  );
+  const more = summary.changedFiles.length - files.length;
+  const rest = more > 0 ? [`\n${formatCount(more)} more; \`summary.json\` lists every file.`] : [];
+  const body =
+    files.length === 0
+      ? "No files changed."
+      : ["| file | change | lines |", "| --- | --- | --- |", ...files, ...rest].join("\n");
+  const headline = `${summary.name}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
+  return `<details><summary>${escapeHtml(oneLine(headline, MAX_HEADLINE_CHARS))}</summary>\n\n${body}\n\n</details>`;
 }
 
 /** A file's status, with its mode change when it has one: `modified, mode 100644 → 100755`. */

@@ -99,4 +99,35 @@ describe("jobSummary", () => {
     expect(readBack(cells[0]?.trim() ?? "")).toBe(path.replace(/\s+/g, " "));
     expect(text).not.toContain("<img");
   });
+  const taskWith = (name: string, fileCount: number, pathLength = 20) =>
+    ({
+      name,
+      status: "completed",
+      changedFiles: Array.from({ length: fileCount }, (_, index) => ({
+        path: `${String(index).padStart(pathLength, "f")}.txt`,
+        status: "added",
+        additions: 1,
+        deletions: 0,
+        binary: false,
+      })),
+      costUsd: null,
+      durationMs: 5,
+    }) as unknown as TaskSummary;
+
+  test("a task lists 100 of its changed files and counts the rest", () => {
+    const text = jobSummary("report", [taskWith("big", 14_000)]);
+
+    expect(text.split("\n").filter((line) => line.endsWith("| added | +1 −0 |"))).toHaveLength(100);
+    expect(text).toContain("13,900 more; `summary.json` lists every file.");
+  });
+
+  test("it stays under GitHub's 1 MiB: past that the file lists are left out, the report kept", () => {
+    const tasks = Array.from({ length: 100 }, (_, index) => taskWith(`t${index}`, 100, 200));
+    const text = jobSummary("the report table", tasks);
+
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
+    expect(text).toContain("the report table");
+    expect(text).toContain("would pass GitHub's 1 MiB limit for a job summary");
+    expect(text).not.toContain("| added |");
+  });
 });
