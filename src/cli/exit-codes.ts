@@ -12,9 +12,15 @@ export const EXIT = {
 /** One row of a command's exit-code list in its `--help`: the codes, and when it exits with them. */
 export type ExitCodeRow = readonly [codes: readonly number[], meaning: string];
 
-/** The rows every command shares: an internal error, and a signal. */
+/** A bug in agent-run: every command's row. */
+export const INTERNAL_EXIT_ROW: ExitCodeRow = [
+  [EXIT.internal],
+  "internal error in agent-run (a bug; please report it)",
+];
+
+/** The rows every command that runs tasks shares: an internal error, and a signal. */
 export const COMMON_EXIT_ROWS: readonly ExitCodeRow[] = [
-  [[EXIT.internal], "internal error in agent-run (a bug; please report it)"],
+  INTERNAL_EXIT_ROW,
   [
     [EXIT.sighup, EXIT.sigint, EXIT.sigterm],
     "interrupted (SIGHUP/SIGINT/SIGTERM): tasks cancelled, their outputs written",

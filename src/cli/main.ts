@@ -17,7 +17,7 @@ import {
 } from "./replay-flags.js";
 import { parseReportArgs, REPORT_COMMAND, type ReportArgs } from "./report-flags.js";
 import { parseRunOptions, RUN_COMMAND, type RunOptions } from "./run-flags.js";
-import { refuseUnknownFlags } from "./unknown-flags.js";
+import { refuseMisspeltCommand, refuseUnknownFlags } from "./unknown-flags.js";
 
 /** Every command, by the name `main` dispatches on. */
 export const COMMANDS = {
@@ -176,6 +176,7 @@ export async function parseCommandLine(
   io: Pick<CliIo, "writeOut">,
 ): Promise<ParsedCommand | undefined> {
   const tables = Object.entries(COMMANDS).map(([name, spec]) => ({ name, flags: spec.flags }));
+  refuseMisspeltCommand(argv, Object.keys(COMMANDS));
   refuseUnknownFlags(argv, tables, { name: "run", flags: COMMANDS.run.flags });
   let output = "";
   let command: CommandName = "run";

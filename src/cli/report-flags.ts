@@ -1,6 +1,6 @@
 import { ConfigError } from "../errors.js";
 import type { CommandSpec } from "./command-spec.js";
-import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
+import { EXIT, INTERNAL_EXIT_ROW } from "./exit-codes.js";
 import { stringFlag } from "./flag-values.js";
 
 /** What `agent-run report` was asked to do, validated. */
@@ -50,7 +50,8 @@ export const REPORT_COMMAND: CommandSpec = {
   exitCodes: [
     [[EXIT.ok], "every run was read, whether its tasks passed or not"],
     [[EXIT.usage], "bad input (a missing folder, no runs, a bad summary.json, a task found twice)"],
-    ...COMMON_EXIT_ROWS,
+    INTERNAL_EXIT_ROW,
+    [[EXIT.sighup, EXIT.sigint, EXIT.sigterm], "interrupted (SIGHUP/SIGINT/SIGTERM)"],
   ],
 };
 

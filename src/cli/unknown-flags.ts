@@ -1,4 +1,5 @@
 /* Unknown flags, found before yargs parses: it would read `--ofline x.yaml` as a flag with a value. */
+import { existsSync } from "node:fs";
 import type { Options } from "yargs";
 import { closestName } from "../closest-name.js";
 import { ConfigError } from "../errors.js";
@@ -89,5 +90,20 @@ function unknownFlag(
         : "";
   return new ConfigError(
     `unknown flag ${shown}${hint}; 'agent-run ${command.name} --help' lists the flags of ${command.name}`,
+  );
+}
+
+/**
+ * `agent-run resme out` would look for a task file named `resme`: when the first word is no file,
+ * has no path or glob characters and is close to a command's name, say which command was meant.
+ */
+export function refuseMisspeltCommand(argv: readonly string[], names: readonly string[]): void {
+  const first = argv[0];
+  if (first === undefined || first.startsWith("-") || names.includes(first)) return;
+  if (/[./*?[{\\]/.test(first)) return;
+  const guess = closestName(first, names);
+  if (guess === undefined || existsSync(first)) return;
+  throw new ConfigError(
+    `"${first}" is not a command or a task file (did you mean 'agent-run ${guess}'?); 'agent-run --help' lists the commands`,
   );
 }

@@ -50,4 +50,17 @@ describe("unknown flags", () => {
 
     expect(run.stderr).not.toMatch(/unknown flag/);
   });
+
+  test.each([
+    ["resme", "resume"],
+    ["reprot", "report"],
+    ["replya", "replay"],
+  ])("a misspelt command %s: exit 2 and did you mean %s", async (word, command) => {
+    const run = await runCli([word, "out"]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      `agent-run: "${word}" is not a command or a task file (did you mean 'agent-run ${command}'?); 'agent-run --help' lists the commands`,
+    );
+  });
 });
