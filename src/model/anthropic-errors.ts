@@ -17,6 +17,7 @@ import {
 import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
 import { type Endpoint, endpointHint, NotEventStreamError } from "./endpoint-hints.js";
+import { errorMessageIn, MAX_ERROR_BODY_BYTES, readTextUpTo } from "./error-body.js";
 import { MalformedReplyError } from "./malformed-reply.js";
 import {
   type CompleteOptions,
@@ -105,17 +106,17 @@ export function retryReporter(maxRetries: number, options: CompleteOptions): Mid
       }
       throw error;
     }
-    if (!response.ok && willRetry() && isRetriedBySdk(response)) {
-      report({
-        status: response.status,
-        category: categoryOf(
-          APIError.generate(response.status, undefined, undefined, response.headers),
-        ),
-        delayMs: retryDelayMs(response.headers, attempt + 1),
-        error: clip(response.statusText) || `HTTP ${response.status}`,
-      });
-    }
-    return response;
+    if (response.ok || !willRetry() || !isRetriedBySdk(response)) return response;
+    // The server's own words ("Overloaded") for the record; the SDK gets the same bounded body.
+    const body = await readTextUpTo(response, MAX_ERROR_BODY_BYTES);
+    const { status, statusText, headers } = response;
+    report({
+      status,
+      category: categoryOf(APIError.generate(status, undefined, undefined, headers)),
+      delayMs: retryDelayMs(headers, attempt + 1),
+      error: clip(errorMessageIn(body) ?? statusText) || `HTTP ${status}`,
+    });
+    return new Response(body, { status, statusText, headers });
   };
 }
 

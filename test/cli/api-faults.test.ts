@@ -87,6 +87,37 @@ describe("model API faults", () => {
     ).toHaveLength(2);
   });
 
+  test("a retried 529 or 429 records the API's own words, the category and the status", async () => {
+    await using server = await startMockHttpServer();
+    await using dir = await tasks(["t"]);
+    server.queue(
+      httpError(
+        529,
+        { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+        { "retry-after-ms": "1" },
+      ),
+      httpError(
+        429,
+        { type: "error", error: { type: "rate_limit_error", message: "slow down, please" } },
+        { "retry-after-ms": "1" },
+      ),
+      reply().text("ok"),
+    );
+
+    const run = await runCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      env: env(server.url),
+    });
+
+    expect(run.exitCode).toBe(0);
+    const retries = (await readTranscript(dir.path("out/t"))).filter(
+      (line) => line.subtype === "api_retry",
+    );
+    expect(retries).toMatchObject([
+      { error: "overloaded", error_status: 529, error_message: "Overloaded", retry_delay_ms: 1 },
+      { error: "rate_limit", error_status: 429, error_message: "slow down, please" },
+    ]);
+  });
+
   test("an API that never recovers ends that task with error while the batch finishes the others", async () => {
     await using server = await startMockHttpServer();
     await using dir = await tasks(["a", "b"]);

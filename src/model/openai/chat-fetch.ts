@@ -1,11 +1,15 @@
 import { messageOf } from "../../errors.js";
 import { clip } from "../../format.js";
+import {
+  errorMessageIn,
+  isRecord,
+  MAX_ERROR_BODY_BYTES,
+  parseJson,
+  readTextUpTo,
+} from "../error-body.js";
 import { limitBodyBytes } from "../limit-body-bytes.js";
 import type { CompleteOptions, ModelErrorCategory, RetryNotice } from "../model-client.js";
 import { backoffMs, retryDelayMs } from "../retry-delay.js";
-
-/** Most bytes of an error body read: enough for any server's message, never a flood. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -84,47 +88,4 @@ export function toSdkErrorBody(body: string): string {
   const type = isRecord(json) && typeof json.type === "string" ? json.type : undefined;
   const code = isRecord(json) ? json.code : undefined;
   return JSON.stringify({ error: { message, type, code } });
-}
-
-/** The server's own words in an error body, whatever its shape. */
-function errorMessageIn(body: string): string | undefined {
-  const json = parseJson(body);
-  if (!isRecord(json)) return undefined;
-  const inner = isRecord(json.error) ? json.error.message : json.error;
-  const words = inner ?? json.message ?? json.detail;
-  if (words === undefined || words === null) return undefined;
-  return typeof words === "string" ? words : JSON.stringify(words);
-}
-
-/** The body's first `maxBytes` as text; the rest is cancelled. */
-async function readTextUpTo(response: Response, maxBytes: number): Promise<string> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    while (bytes < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      bytes += value.byteLength;
-    }
-  } catch {
-    // A body cut short still says what it said so far.
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes));
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
