@@ -1,6 +1,8 @@
 // GitHub's workflow commands (`::error file=…::message`), which the runner reads from any line a
 // step prints: the syntax of our own, and the escaping that keeps every other line from being one.
 
+import { showControls } from "./format.js";
+
 /**
  * The runner's rules (actions/runner, ActionCommand.cs): a line whose start, after .NET's
  * `TrimStart()`, is `::` is a command, and so is any line holding `##[` (the legacy form, matched
@@ -24,9 +26,12 @@ export function neutraliseCommands(text: string): string {
     .replaceAll(LEGACY_COMMAND, `##${ZERO_WIDTH_SPACE}[`);
 }
 
-/** Escapes a workflow command's message (GitHub's `escapeData`). */
+/**
+ * Escapes a workflow command's message (GitHub's `escapeData`), then shows every other control
+ * character as the log does (`\x1b`), so an annotation never carries a terminal's escapes or bells.
+ */
 function escapeData(text: string): string {
-  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  return showControls(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
 }
 
 /** Escapes a workflow command's property value (GitHub's `escapeProperty`). */

@@ -1,5 +1,6 @@
-import { relative } from "node:path";
+import { resolve } from "node:path";
 import { formatDuration } from "../format.js";
+import { relativeIfInside } from "../fs/real-path.js";
 import type { Report } from "../report/aggregate.js";
 import { formatReportMarkdown } from "../report/markdown.js";
 import type { CliIo } from "./io.js";
@@ -20,6 +21,5 @@ export function printBatchEnd(
 
 /** A path for the log: relative to the current folder when below it, else absolute. */
 export function displayPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel === "" ? "." : rel.startsWith("..") ? path : rel;
+  return resolve(path) === process.cwd() ? "." : relativeIfInside(path, process.cwd());
 }

@@ -1,7 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { AgentRunError, ConfigError, TaskFileError } from "../errors.js";
 import { createRedactor, secretValues } from "../redact.js";
-import { taskFileAnnotations } from "../report/github-actions.js";
+import { annotationRoot, taskFileAnnotations } from "../report/github-actions.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import { type CommandSpec, helpEpilogue } from "./command-spec.js";
 import { EXIT } from "./exit-codes.js";
@@ -156,7 +156,7 @@ function reportFailure(error: unknown, io: CliIo): number {
     );
     io.writeErr(error.message);
     if (io.env.GITHUB_ACTIONS === "true") {
-      for (const line of taskFileAnnotations(error.problems))
+      for (const line of taskFileAnnotations(error.problems, annotationRoot(io.env)))
         (io.writeCommand ?? io.writeErr)(line);
     }
     return error.exitCode;

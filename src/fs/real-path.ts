@@ -31,6 +31,17 @@ export function isSameOrInside(child: string, parent: string): boolean {
   return rel === "" || (!isAbsolute(rel) && rel.split(sep)[0] !== "..");
 }
 
+/**
+ * `path` relative to `root` when it lies below it (`tasks/fix.yaml`), else `path` as given: how a
+ * path is shown to something that resolves it from `root` (GitHub from the repository, a reader
+ * from the current folder).
+ */
+export function relativeIfInside(path: string, root: string): string {
+  const absolute = resolve(path);
+  const base = resolve(root);
+  return absolute !== base && isSameOrInside(absolute, base) ? relative(base, absolute) : path;
+}
+
 function isMissing(error: unknown): boolean {
   return error instanceof Error && "code" in error && error.code === "ENOENT";
 }

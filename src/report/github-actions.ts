@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
 import type { TaskFileProblem } from "../errors.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
+import { relativeIfInside } from "../fs/real-path.js";
 import type { SdkWarning } from "../model/model-client.js";
 import { workflowCommand } from "../workflow-commands.js";
 import type { ChangedFile } from "../workspace/changes.js";
@@ -55,15 +56,27 @@ function capAnnotations(list: readonly Annotation[], where: string): string[] {
   );
 }
 
+/** The folder GitHub resolves an annotation's `file` from: the checkout, `$GITHUB_WORKSPACE`. */
+export function annotationRoot(env: ReportIo["env"]): string | undefined {
+  const root = env.GITHUB_WORKSPACE;
+  return root === undefined || root === "" ? undefined : root;
+}
+
+/** `file` relative to `root` when it lies inside it, else as given (GitHub then cannot place it). */
+function annotationFile(file: string, root: string | undefined): string {
+  return root === undefined ? file : relativeIfInside(file, root);
+}
+
 /**
  * `::error` / `::warning` annotations for the tasks that did not pass: one per failed check, at
  * its line in the task file; else one for the status (a warning when a limit stopped the task);
  * then a `::warning` per distinct SDK warning. Capped as GitHub caps them; the job summary lists
- * every failure, the log every warning.
+ * every failure, the log every warning. Task files are given relative to `root` (`annotationRoot`).
  */
 export function annotations(
   summaries: readonly TaskSummary[],
   sdkWarnings: readonly SdkWarning[] = [],
+  root: string | undefined = undefined,
 ): string[] {
   const list = summaries.flatMap((summary): Annotation[] => {
     if (summary.passed) return [];
@@ -73,7 +86,7 @@ export function annotations(
         (check): Annotation => ({
           level: "error",
           properties: {
-            file: summary.taskFile,
+            file: annotationFile(summary.taskFile, root),
             line: check.line,
             title: `agent-run: ${summary.name}: check failed`,
           },
@@ -82,7 +95,7 @@ export function annotations(
       );
     return summary.status === "completed"
       ? checkAnnotations
-      : [statusAnnotation(summary), ...checkAnnotations];
+      : [statusAnnotation(summary, root), ...checkAnnotations];
   });
   const warnings = sdkWarnings.map(
     (warning): Annotation => ({
@@ -97,14 +110,17 @@ export function annotations(
 /**
  * `::error` annotations for invalid task files (exit 2): one per problem, at its file, line and
  * column, so GitHub shows it on the line as the `file:line:col` text shows it in a terminal.
- * Capped as GitHub caps them; the step's log lists every problem.
+ * Capped as GitHub caps them; the step's log lists every problem. Files as in `annotations`.
  */
-export function taskFileAnnotations(problems: readonly TaskFileProblem[]): string[] {
+export function taskFileAnnotations(
+  problems: readonly TaskFileProblem[],
+  root: string | undefined = undefined,
+): string[] {
   const list = problems.map(
     (problem): Annotation => ({
       level: "error",
       properties: {
-        file: problem.file,
+        file: annotationFile(problem.file, root),
         line: problem.line,
         col: problem.column,
         title: "agent-run: invalid task file",
@@ -115,11 +131,12 @@ export function taskFileAnnotations(problems: readonly TaskFileProblem[]): strin
   return capAnnotations(list, "the step's log");
 }
 
-function statusAnnotation(summary: TaskSummary): Annotation {
+function statusAnnotation(summary: TaskSummary, root: string | undefined): Annotation {
   const level = LIMIT_STATUSES.has(summary.status) ? "warning" : "error";
   const title = `agent-run: ${summary.name}: ${summary.status}`;
   const message = summary.error ?? `the task ended with status ${summary.status}`;
-  return { level, properties: { file: summary.taskFile, title }, message };
+  const file = annotationFile(summary.taskFile, root);
+  return { level, properties: { file, title }, message };
 }
 
 /**
@@ -250,7 +267,7 @@ async function writeGithubFiles(
 ): Promise<void> {
   const { summaries } = batch;
   const redact = io.redact ?? ((text: string) => text);
-  for (const line of annotations(summaries, batch.sdkWarnings))
+  for (const line of annotations(summaries, batch.sdkWarnings, annotationRoot(io.env)))
     (io.writeCommand ?? io.writeErr)(line);
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== "")

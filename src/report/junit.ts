@@ -1,3 +1,4 @@
+import { relativeIfInside } from "../fs/real-path.js";
 import type { Report, ReportTask } from "./aggregate.js";
 import { isRefusedKeySkip } from "./summary.js";
 
@@ -7,9 +8,10 @@ const SUITE = "agent-run";
  * What the JUnit file holds beyond what Surefire's and Jenkins' schemas declare. `hasFileLine`
  * adds `file` (the task file) and `line` (its first failed check's) to each `<testcase>`, as
  * pytest's `junit_family=xunit1` does: consumers that read them place annotations exactly, but
- * neither schema allows them.
+ * neither schema allows them. `root` is the folder consumers resolve those paths from (the checkout,
+ * `$GITHUB_WORKSPACE`, else the current folder): task files inside it are written relative to it.
  */
-export type JunitOptions = { hasFileLine: boolean };
+export type JunitOptions = { hasFileLine: boolean; root?: string };
 
 /**
  * The report as JUnit XML for CI test views: one `<testcase>` per task (time in seconds), whose
@@ -58,13 +60,15 @@ function outcomeOf(task: ReportTask): Outcome {
 }
 
 function testcase(task: ReportTask, options: JunitOptions): string {
+  const file =
+    options.root === undefined ? task.taskFile : relativeIfInside(task.taskFile, options.root);
   const attributes = [
-    `classname="${escapeXmlAttribute(classnameOf(task.taskFile))}"`,
+    `classname="${escapeXmlAttribute(classnameOf(file))}"`,
     `name="${escapeXmlAttribute(task.name)}"`,
     `time="${seconds(task.durationMs)}"`,
   ];
   if (options.hasFileLine) {
-    attributes.push(`file="${escapeXmlAttribute(task.taskFile)}"`);
+    attributes.push(`file="${escapeXmlAttribute(file)}"`);
     const line = task.failedChecks[0]?.line;
     if (line !== undefined) attributes.push(`line="${line}"`);
   }

@@ -1,3 +1,5 @@
+import { dirname } from "node:path";
+import { createBatchLog } from "../../batch/batch-log.js";
 import { ConfigError } from "../../errors.js";
 import { type ModelClient, toModelReply } from "../../model/model-client.js";
 import { findPrice, type PriceTable, replyCostUsd } from "../../model/pricing.js";
@@ -5,8 +7,9 @@ import { buildCommandEnv } from "../../process/command-env.js";
 import type { DivergenceReport } from "../../replay/divergence.js";
 import type { RecordedRun } from "../../replay/recorded-run.js";
 import { checkWorkspace, type ReplayKind, replayRun } from "../../replay/replay-run.js";
-import { createProgressReporter } from "../../report/progress.js";
-import { withRedactedInput } from "../../report/reporter.js";
+import type { Report } from "../../report/aggregate.js";
+import { refreshFolderReport } from "../../report/folder-report.js";
+import { formatReportMarkdown } from "../../report/markdown.js";
 import type { TaskSummary } from "../../report/summary.js";
 import type { Limits, Task } from "../../task/schema.js";
 import { type CliIo, withMoreSecrets } from "../io.js";
@@ -29,13 +32,18 @@ export type ReplayJob = {
 /** A finished job: the new run's summary and how far its tool results matched the recording. */
 export type ReplayOutcome = { summary: TaskSummary; divergentSteps: number };
 
-/** Runs the jobs one after another, logging progress and divergences. */
+/**
+ * Runs the jobs one after another, logging progress and divergences in `run`'s batch log; then,
+ * for each output folder, rebuilds its `report.json`, has `printEnd` print it, and ends the log as
+ * `run` does (under GitHub Actions: annotations, job summary, step outputs).
+ */
 export async function runReplayJobs(
   jobs: readonly ReplayJob[],
   args: ReplayCommonArgs,
   io: CliIo,
   signal: AbortSignal,
   givenTask: Task | undefined,
+  printEnd: (report: Report, outDir: string) => void,
 ): Promise<ReplayOutcome[]> {
   const prices = await loadPrices(args.pricesFile);
   const task =
@@ -52,9 +60,10 @@ export async function runReplayJobs(
     io.env,
   );
   io = withMoreSecrets(io, keys);
-  const progress = withRedactedInput(
-    createProgressReporter({ write: io.writeErr, isColor: io.isColor, isVerbose: args.isVerbose }),
-    io.redact,
+  // No live view: the divergence lines are written between the log's own.
+  const progress = createBatchLog(
+    { ...io, writeErrRaw: undefined },
+    { isVerbose: args.isVerbose, concurrency: 1, taskCount: jobs.length },
   );
   // Every workspace is checked before the first replay starts, so a refusal leaves nothing half done.
   const mismatches: Array<string | undefined> = [];
@@ -90,6 +99,14 @@ export async function runReplayJobs(
       summary: outcome.summary,
       divergentSteps: outcome.divergence.divergentSteps.length,
     });
+  }
+  for (const outDir of new Set(jobs.map((job) => dirname(job.runDir)))) {
+    const report = await refreshFolderReport(outDir, io.redact);
+    printEnd(report, outDir);
+    const summaries = outcomes
+      .filter((_, index) => dirname(jobs[index]?.runDir ?? "") === outDir)
+      .map((outcome) => outcome.summary);
+    await progress.onBatchEnd(summaries, formatReportMarkdown(report), outDir);
   }
   return outcomes;
 }

@@ -2,7 +2,6 @@ import { join, resolve } from "node:path";
 import { ConfigError } from "../../errors.js";
 import { isSameOrInside, resolveRealPath } from "../../fs/real-path.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
-import { refreshFolderReport } from "../../report/folder-report.js";
 import { formatReportMarkdown } from "../../report/markdown.js";
 import { isReplaceable, RUN_MARKER_FILE, TRANSCRIPT_FILE } from "../../run/run-folder.js";
 import { loadTasks } from "../../task/load-task.js";
@@ -77,9 +76,10 @@ export async function replayCommand(
     });
   }
   refuseDuplicateRunDirs(jobs);
-  const outcomes = await runReplayJobs(jobs, args, io, signal, task);
-  io.writeOut(formatReportMarkdown(await refreshFolderReport(outDir, io.redact), "plain"));
-  io.writeOut(`outputs in ${outDir}`);
+  const outcomes = await runReplayJobs(jobs, args, io, signal, task, (report) => {
+    io.writeOut(formatReportMarkdown(report, "plain"));
+    io.writeOut(`outputs in ${outDir}`);
+  });
   const isStrictFailure = args.isStrict && outcomes.some((outcome) => outcome.divergentSteps > 0);
   return isStrictFailure || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
 }

@@ -4,6 +4,7 @@ import { ConfigError, messageOf } from "../../errors.js";
 import { redactStrings } from "../../redact.js";
 import { buildReport, type Report } from "../../report/aggregate.js";
 import { compareReports, formatComparisonMarkdown } from "../../report/compare.js";
+import { annotationRoot } from "../../report/github-actions.js";
 import { formatJunit } from "../../report/junit.js";
 import { loadRunSummaries } from "../../report/load-runs.js";
 import { formatReportMarkdown } from "../../report/markdown.js";
@@ -34,7 +35,9 @@ export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number
   const report = redact(buildReport(await loadRunSummaries(paths, { onWarning })));
   if (args.jsonFile !== undefined) await writeOutput("--json", args.jsonFile, reportJson(report));
   if (args.junitFile !== undefined) {
-    const junit = formatJunit(report, { hasFileLine: args.hasJunitFileLine });
+    // Consumers resolve the task files from the checkout in CI, else from where they run.
+    const root = annotationRoot(io.env) ?? process.cwd();
+    const junit = formatJunit(report, { hasFileLine: args.hasJunitFileLine, root });
     await writeOutput("--junit", args.junitFile, junit);
   }
   io.writeOut(formatReportMarkdown(report));

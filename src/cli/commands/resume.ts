@@ -3,7 +3,6 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../errors.js";
 import { totalTokens, usageOf } from "../../model/model-client.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
-import { refreshFolderReport } from "../../report/folder-report.js";
 import { RUN_MARKER_FILE, runDirState } from "../../run/run-folder.js";
 import { readTranscript } from "../../transcript/reader.js";
 import { printBatchEnd } from "../batch-end.js";
@@ -33,14 +32,11 @@ export async function resumeCommand(
     job.recorded = { ...job.recorded, path: join(job.runDir, previous) };
     job.preserve = [previous];
   }
-  const outcomes = await runReplayJobs(jobs, args, io, signal, undefined);
-  const wallTimeMs = performance.now() - startedAt;
   let isBatchFailed = false;
-  for (const outDir of new Set(jobs.map((job) => dirname(job.runDir)))) {
-    const report = await refreshFolderReport(outDir, io.redact);
-    printBatchEnd(io, { report, outDir, wallTimeMs });
+  const outcomes = await runReplayJobs(jobs, args, io, signal, undefined, (report, outDir) => {
+    printBatchEnd(io, { report, outDir, wallTimeMs: performance.now() - startedAt });
     if (batches.has(outDir) && report.totals.failed > 0) isBatchFailed = true;
-  }
+  });
   return isBatchFailed || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
 }
 
