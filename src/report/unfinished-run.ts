@@ -1,0 +1,52 @@
+import { basename } from "node:path";
+import { messageOf } from "../errors.js";
+import { ZERO_USAGE } from "../model/model-client.js";
+import { InitLineSchema } from "../transcript/line-schemas.js";
+import { isComplete, readTranscript } from "../transcript/reader.js";
+import type { RunSummary } from "./run-summary.js";
+import { TaskNameJsonSchema } from "./summary-json-schema.js";
+
+/** The status a report gives a run that has a transcript but no `summary.json`. */
+export const INTERRUPTED_STATUS = "interrupted";
+
+/**
+ * A run folder holding a transcript but no `summary.json`: a run killed (SIGKILL) before it
+ * finished, or one still running. It is counted as `interrupted`, failed and its cost unknown, so
+ * a killed batch is never reported green. Returns why not instead when the transcript is not one
+ * agent-run could have left (it is read as hostile input).
+ */
+export async function readUnfinishedRun(
+  folder: string,
+  transcript: string,
+): Promise<RunSummary | { problem: string }> {
+  let lines: Awaited<ReturnType<typeof readTranscript>>;
+  try {
+    lines = await readTranscript(transcript, { isPartialLastLineDropped: true });
+  } catch (error) {
+    return { problem: messageOf(error) };
+  }
+  // Killed before its init line was written (the workspace was being copied): the folder names it.
+  const init = InitLineSchema.safeParse(lines[0]).data;
+  const name = TaskNameJsonSchema.safeParse(init?.task.name ?? basename(folder));
+  if (!name.success) return { problem: `the task name ${name.error.issues[0]?.message ?? ""}` };
+  const file = init?.task.file;
+  return {
+    name: name.data,
+    taskFile: typeof file === "string" ? file : "",
+    status: INTERRUPTED_STATUS,
+    passed: false,
+    error: isComplete(lines)
+      ? "the run ended but its summary.json is missing (agent-run was killed while writing it)"
+      : "the run did not finish: its transcript has no result line (agent-run was killed, or is still running); its steps, tokens and cost are not counted; `agent-run resume OUT` continues it",
+    model: init?.model ?? "",
+    steps: 0,
+    usage: ZERO_USAGE,
+    totalTokens: 0,
+    costUsd: null,
+    durationMs: 0,
+    changedFileCount: 0,
+    checks: [],
+    limitExceededByFinalReply: null,
+    folder,
+  };
+}
