@@ -1,8 +1,9 @@
+import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { messageOf } from "../errors.js";
 import { ZERO_USAGE } from "../model/model-client.js";
-import { InitLineSchema } from "../transcript/line-schemas.js";
-import { isComplete, readTranscript } from "../transcript/reader.js";
+import { InitLineSchema, type TranscriptLine } from "../transcript/line-schemas.js";
+import { isComplete, parseTranscript } from "../transcript/reader.js";
 import type { RunSummary } from "./run-summary.js";
 import { TaskNameJsonSchema } from "./summary-json-schema.js";
 
@@ -19,13 +20,16 @@ export async function readUnfinishedRun(
   folder: string,
   transcript: string,
 ): Promise<RunSummary | { problem: string }> {
-  let lines: Awaited<ReturnType<typeof readTranscript>>;
+  let lines: TranscriptLine[];
   try {
-    lines = await readTranscript(transcript, { isPartialLastLineDropped: true });
+    // Empty: killed before its init line was written (the workspace was being copied).
+    const text = await readFile(transcript, "utf8");
+    lines =
+      text === "" ? [] : parseTranscript(text, transcript, { isPartialLastLineDropped: true });
   } catch (error) {
     return { problem: messageOf(error) };
   }
-  // Killed before its init line was written (the workspace was being copied): the folder names it.
+  // Without an init line, the folder names the task.
   const init = InitLineSchema.safeParse(lines[0]).data;
   const name = TaskNameJsonSchema.safeParse(init?.task.name ?? basename(folder));
   if (!name.success) return { problem: `the task name ${name.error.issues[0]?.message ?? ""}` };
@@ -35,9 +39,7 @@ export async function readUnfinishedRun(
     taskFile: typeof file === "string" ? file : "",
     status: INTERRUPTED_STATUS,
     passed: false,
-    error: isComplete(lines)
-      ? "the run ended but its summary.json is missing (agent-run was killed while writing it)"
-      : "the run did not finish: its transcript has no result line (agent-run was killed, or is still running); its steps, tokens and cost are not counted; `agent-run resume OUT` continues it",
+    error: whyUnfinished(lines),
     model: init?.model ?? "",
     steps: 0,
     usage: ZERO_USAGE,
@@ -49,4 +51,13 @@ export async function readUnfinishedRun(
     limitExceededByFinalReply: null,
     folder,
   };
+}
+
+function whyUnfinished(lines: readonly TranscriptLine[]): string {
+  if (lines.length === 0) {
+    return "the run did not finish: its transcript is empty (agent-run was killed while preparing the workspace, or is still running); run the task again";
+  }
+  return isComplete(lines)
+    ? "the run ended but its summary.json is missing (agent-run was killed while writing it)"
+    : "the run did not finish: its transcript has no result line (agent-run was killed, or is still running); its steps, tokens and cost are not counted; `agent-run resume OUT` continues it";
 }

@@ -161,6 +161,15 @@ describe("loadRunSummaries", () => {
     // Given as a task folder too.
     const alone = await loadRunSummaries([join(dir, "add-farewell")]);
     expect(alone.map((run) => run.status)).toEqual(["interrupted"]);
+    // Killed before the init line: an empty transcript, named by its folder.
+    await mkdir(join(dir, "copying"));
+    await writeFile(join(dir, "copying", "transcript.jsonl"), "");
+    const withEmpty = await loadRunSummaries([dir]);
+    expect(withEmpty.find((run) => run.name === "copying")).toMatchObject({
+      status: "interrupted",
+      passed: false,
+      error: expect.stringMatching(/its transcript is empty/),
+    });
   });
 
   test("warns about a task folder holding an unreadable transcript but no summary.json", async () => {
