@@ -4,6 +4,7 @@ import { messageOf } from "../errors.js";
 import { type ModelClient, ZERO_USAGE } from "../model/model-client.js";
 import { type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
+import { removeBatchReport } from "../report/batch-report.js";
 import { REFUSED_KEY_REASON, type TaskSummary } from "../report/summary.js";
 import type { RunTaskOptions } from "../run/run-options.js";
 import { runTask, skipTask } from "../run/run-task.js";
@@ -56,8 +57,15 @@ export async function runBatch(
   // Per key and endpoint, the first task whose key was refused (401/403): later tasks using the
   // same key there are not started; tasks on other providers still run.
   const state: BatchState = { refusedKeys: new Map() };
+  const context: BatchContext = { batch, log, budget, signal, state };
+  // Every task is on record before the first starts, each replaced when it runs: a batch killed
+  // outright (SIGKILL) still lists the tasks it never got to, and no earlier run's outcome remains.
+  await removeBatchReport(batch.outDir);
+  for (const task of batch.tasks) {
+    await notStarted(taskOptions(task, batch.modelOf(task), context), batch.outDir, PENDING);
+  }
   const summaries = await mapWithConcurrency(batch.tasks, batch.concurrency, (task) =>
-    runOne(task, { batch, log, budget, signal, state }),
+    runOne(task, context),
   );
   return { summaries, refusals: [...state.refusedKeys.values()] };
 }
@@ -82,7 +90,7 @@ async function runOne(task: Task, context: BatchContext): Promise<TaskSummary> {
   const { batch, log, signal } = context;
   const model = batch.modelOf(task);
   const options = taskOptions(task, model, context);
-  if (signal.aborted) return notStarted(options, batch.outDir);
+  if (signal.aborted) return notStarted(options, batch.outDir, NOT_STARTED_REASON);
   const skipReason = skipReasonOf(task, context);
   const detail = `${model.name}${batch.isOffline ? ", offline" : ""}, ${batch.describeWorkspace(task)}`;
   log.onTaskStart(task.name, skipReason === undefined ? detail : "skipped");
@@ -147,18 +155,27 @@ function taskOptions(
   };
 }
 
-/** Why a `not_run` task was not run. */
+/** Why a `not_run` task was not run: the batch was cancelled first. */
 const NOT_STARTED_REASON =
   "not run: the batch was cancelled before this task started (agent-run resume OUT runs it)";
 
+/** The record of a task the batch has not started yet; it stays only if agent-run is killed. */
+const PENDING =
+  "not run: agent-run stopped (killed?) before this task started (agent-run resume OUT runs it)";
+
 /**
- * A task the batch never started (it was cancelled first): recorded as `not_run`, at no cost, so
- * that the report does not count it as a task without a price and `agent-run resume OUT` runs it.
+ * A task the batch has not started (yet, or at all: it was cancelled first): recorded as
+ * `not_run`, at no cost, so that the report does not count it as a task without a price and
+ * `agent-run resume OUT` runs it.
  */
-async function notStarted(options: RunTaskOptions, outDir: string): Promise<TaskSummary> {
+async function notStarted(
+  options: RunTaskOptions,
+  outDir: string,
+  reason: string,
+): Promise<TaskSummary> {
   const { task, modelName } = options;
-  return skipTask(options, NOT_STARTED_REASON, "not_run").catch((error: unknown) => ({
-    ...failed(task, modelName, outDir, `${NOT_STARTED_REASON}; ${messageOf(error)}`),
+  return skipTask(options, reason, "not_run").catch((error: unknown) => ({
+    ...failed(task, modelName, outDir, `${reason}; ${messageOf(error)}`),
     status: "not_run" as const,
     costUsd: 0,
   }));

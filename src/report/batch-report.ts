@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { type Redactor, redactStrings } from "../redact.js";
@@ -21,6 +22,14 @@ export async function writeBatchReport(
   );
   await writeFileAtomic(join(outDir, "report.json"), redact(reportJson(report)));
   return report;
+}
+
+/**
+ * The start of a batch: an earlier batch's `DIR/report.json` goes, so that a batch killed before
+ * its end leaves no report claiming what this batch did not do.
+ */
+export async function removeBatchReport(outDir: string): Promise<void> {
+  await rm(join(outDir, "report.json"), { force: true });
 }
 
 /** A finished task as `agent-run report` would read it back from its `summary.json`. */

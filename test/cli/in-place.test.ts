@@ -117,6 +117,29 @@ describe("--in-place and the output folder", () => {
     expect(resumed.stdout).toMatch(/^\| t +\| completed \| yes +\|/m);
     expect(await readFile(ws.path("out/t/workspace/a.txt"), "utf8")).toBe("new\n");
   });
+  test("--in-place: a task that never started is recorded as not_run; resume refuses it, saying how to run it", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "w/a.txt": "old\n",
+        "t.yaml": "prompt: Go.\nworkspace: w\nreplies: r.yaml\n",
+        "r.yaml": REPLIES,
+      },
+    });
+    const argv = ["--offline", "--in-place", ws.path("t.yaml"), "--out", ws.path("out")];
+    const controller = new AbortController();
+    controller.abort();
+    const run = await runCli(argv, { signal: controller.signal });
+
+    expect(run.exitCode).toBe(1);
+    expect(await readSummary(ws.path("out/t"))).toMatchObject({ status: "not_run" });
+    expect(await readFile(ws.path("w/a.txt"), "utf8")).toBe("old\n");
+
+    const resumed = await runCli(["resume", ws.path("out"), "--offline"]);
+    expect(resumed.exitCode).toBe(2);
+    expect(resumed.stderr).toContain(
+      `this task never started, and it works in place, while resume runs on a copy; run it again: agent-run --in-place ${ws.path("t.yaml")}`,
+    );
+  });
 });
 
 describe("--in-place: the output folder belongs to agent-run", () => {

@@ -102,6 +102,74 @@ describe("an interrupted batch", () => {
     expect(await reportOf(dir)).toBe(await readFile(dir.path("runs/report.json"), "utf8"));
   });
 
+  test("SIGKILL mid-task: report lists every task (the killed one interrupted, the rest not_run) and resume OUT finishes them", async () => {
+    await using dir = await batchFolder();
+    // An earlier run of c in the same folder: the new batch replaces it before its first task.
+    const earlier = await runCli([
+      "--offline",
+      dir.path("tasks/c.yaml"),
+      "--out",
+      dir.path("runs"),
+    ]);
+    expect(earlier.exitCode).toBe(0);
+    const argv = ["--offline", dir.path("tasks/*.yaml"), "--out", dir.path("runs"), "-j", "1"];
+    const killed = await spawnCli(
+      argv,
+      {},
+      {
+        onSpawn: (child) => {
+          const started = dir.path("runs/b/workspace/started");
+          const poll = setInterval(() => {
+            if (!existsSync(started)) return;
+            clearInterval(poll);
+            child.kill("SIGKILL");
+          }, 20);
+          child.on("close", () => clearInterval(poll));
+        },
+      },
+    );
+
+    expect(killed.signal).toBe("SIGKILL");
+    expect(existsSync(dir.path("runs/report.json"))).toBe(false);
+    const report = await runCli(["report", dir.path("runs"), "--json", dir.path("r.json")]);
+    expect(report.exitCode).toBe(0);
+    expect(report.stderr).toBe("");
+    expect(report.stdout).toMatch(/^\| a +\| completed +\| yes +\|/m);
+    expect(report.stdout).toMatch(/^\| b +\| interrupted +\| no +\|/m);
+    expect(report.stdout).toMatch(/^\| c +\| not_run +\| no +\|/m);
+    expect(report.stdout).toMatch(/^1\/3 passed/m);
+    const totals = (
+      JSON.parse(await readFile(dir.path("r.json"), "utf8")) as {
+        totals: { statuses: Record<string, number>; failed: number };
+      }
+    ).totals;
+    expect(totals).toMatchObject({
+      statuses: { completed: 1, interrupted: 1, not_run: 1 },
+      failed: 2,
+    });
+    expect(await readSummary(dir.path("runs/c"))).toMatchObject({
+      status: "not_run",
+      error: expect.stringMatching(
+        /^not run: agent-run stopped \(killed\?\) before this task started/,
+      ),
+    });
+
+    await writeFile(dir.path("release"), "");
+    const resumed = await runCli(["resume", dir.path("runs"), "--offline"]);
+
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(/^\| b +\| completed \| yes +\|/m);
+    expect(resumed.stdout).toMatch(/^\| c +\| completed \| yes +\|/m);
+    expect(resumed.stdout).toMatch(/^3\/3 passed/m);
+    expect(await readSummary(dir.path("runs/b"))).toMatchObject({
+      status: "completed",
+      final_text: "b done",
+      origin: { kind: "resume" },
+    });
+    expect(await readFile(dir.path("runs/c/workspace/c-out.txt"), "utf8")).toBe("c-out.txt\n");
+    expect(await reportOf(dir)).toBe(await readFile(dir.path("runs/report.json"), "utf8"));
+  });
+
   test("a batch folder whose runs all finished has nothing to resume", async () => {
     await using dir = await tmpWorkspace({
       files: {

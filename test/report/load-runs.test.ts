@@ -137,7 +137,42 @@ describe("loadRunSummaries", () => {
     );
   });
 
-  test("warns about a task folder holding a transcript but no summary.json", async () => {
+  test("counts a task folder whose transcript has no result line and no summary.json as interrupted", async () => {
+    const dir = join(tmp, "interrupted");
+    await writeRun(dir, "finished");
+    const recorded = await readFile(join(batch, "add-farewell", "transcript.jsonl"), "utf8");
+    await mkdir(join(dir, "add-farewell"));
+    // Killed mid-write: the init line and the first reply, then half a line.
+    const [init, reply] = recorded.split("\n");
+    await writeFile(join(dir, "add-farewell", "transcript.jsonl"), `${init}\n${reply}\n{"ty`);
+    const warnings: string[] = [];
+    const runs = await loadRunSummaries([dir], { onWarning: (message) => warnings.push(message) });
+
+    expect(warnings).toEqual([]);
+    expect(runs.map((run) => [run.name, run.status, run.passed])).toEqual([
+      ["add-farewell", "interrupted", false],
+      ["finished", "completed", true],
+    ]);
+    expect(runs[0]).toMatchObject({
+      taskFile: expect.stringMatching(/add-farewell\.yaml$/),
+      costUsd: null,
+      error: expect.stringMatching(/^the run did not finish: its transcript has no result line/),
+    });
+    // Given as a task folder too.
+    const alone = await loadRunSummaries([join(dir, "add-farewell")]);
+    expect(alone.map((run) => run.status)).toEqual(["interrupted"]);
+    // Killed before the init line: an empty transcript, named by its folder.
+    await mkdir(join(dir, "copying"));
+    await writeFile(join(dir, "copying", "transcript.jsonl"), "");
+    const withEmpty = await loadRunSummaries([dir]);
+    expect(withEmpty.find((run) => run.name === "copying")).toMatchObject({
+      status: "interrupted",
+      passed: false,
+      error: expect.stringMatching(/its transcript is empty/),
+    });
+  });
+
+  test("warns about a task folder holding an unreadable transcript but no summary.json", async () => {
     const dir = join(tmp, "killed");
     await writeRun(dir, "finished");
     await mkdir(join(dir, "killed-task"));
@@ -146,8 +181,10 @@ describe("loadRunSummaries", () => {
     const runs = await loadRunSummaries([dir], { onWarning: (message) => warnings.push(message) });
 
     expect(runs.map((run) => run.name)).toEqual(["finished"]);
-    expect(warnings).toEqual([
-      `${join(dir, "killed-task")}: a transcript but no summary.json (a run killed before it finished?); left out of the report`,
-    ]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      `${join(dir, "killed-task")}: a transcript but no summary.json, and the transcript cannot be read (`,
+    );
+    expect(warnings[0]).toMatch(/; left out of the report$/);
   });
 });

@@ -87,7 +87,9 @@ function resumeJob(folder: string, recorded: RecordedRun, args: ResumeArgs): Rep
   }
   if (recorded.isInPlace) {
     throw new ConfigError(
-      `${folder}: this run worked in place, so its starting files are gone; resume works on runs made on a copy`,
+      status === "not_run"
+        ? `${folder}: this task never started, and it works in place, while resume runs on a copy; run it again: agent-run --in-place ${recorded.task.file}`
+        : `${folder}: this run worked in place, so its starting files are gone; resume works on runs made on a copy`,
     );
   }
   const { limits } = args;
