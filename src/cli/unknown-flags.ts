@@ -100,7 +100,7 @@ function unknownFlag(
 export function refuseMisspeltCommand(argv: readonly string[], names: readonly string[]): void {
   const first = argv[0];
   if (first === undefined || first.startsWith("-") || names.includes(first)) return;
-  if (/[./*?[{\\]/.test(first)) return;
+  if ([..."./\\*?[{"].some((char) => first.includes(char))) return;
   const guess = closestName(first, names);
   if (guess === undefined || existsSync(first)) return;
   throw new ConfigError(
