@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  CostUsdJsonSchema,
   LimitExceededReadSchema,
   TaskNameJsonSchema,
   UsageJsonSchema,
@@ -24,11 +25,7 @@ export const ReportTaskJsonSchema = z.object({
   steps: count,
   usage: UsageJsonSchema,
   total_tokens: count,
-  cost_usd: z
-    .number()
-    .nonnegative()
-    .nullable()
-    .describe("Estimated cost in US dollars; null when the model has no known price."),
+  cost_usd: CostUsdJsonSchema,
   duration_ms: z.number().nonnegative(),
   changed_file_count: count,
   check_count: count,

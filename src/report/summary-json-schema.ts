@@ -17,6 +17,13 @@ export const TaskNameJsonSchema = z.string().regex(TASK_NAME_PATTERN, {
     `${JSON.stringify(issue.input)} is not a task name (${TASK_NAME_RULE}); the file was edited`,
 });
 
+/** A run's estimated cost, as `summary.json` and `report.json` write it. */
+export const CostUsdJsonSchema = z
+  .number()
+  .nonnegative()
+  .nullable()
+  .describe("Estimated cost in US dollars; null when the model has no known price.");
+
 /** `usage` as `summary.json`, `report.json` and the transcript's result line write it. */
 export const UsageJsonSchema = z
   .object({
@@ -82,11 +89,7 @@ export const SummaryJsonSchema = z
     steps: count.describe("Model calls made."),
     usage: UsageJsonSchema,
     total_tokens: count,
-    cost_usd: z
-      .number()
-      .nonnegative()
-      .nullable()
-      .describe("Estimated cost in US dollars; null when the model has no known price."),
+    cost_usd: CostUsdJsonSchema,
     duration_ms: z.number().nonnegative(),
     final_text: z.string().describe("The text of the model's last reply."),
     changed_files: z.array(ChangedFileJsonSchema),
