@@ -140,7 +140,7 @@ async function runToolCall(
     };
   }
   try {
-    return await tool.execute(call.input, { workspaceRoot, signal });
+    return await tool.execute(call.input, { workspaceRoot, signal, toolUseId: call.id });
   } catch (error) {
     if (error instanceof ToolError) {
       return { content: clip(error.message, MAX_ERROR_TEXT_CHARS), isError: true };

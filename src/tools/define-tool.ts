@@ -24,6 +24,8 @@ export type ToolContext = {
   workspaceRoot: string;
   /** Aborted on task timeout or cancellation; tools must stop (and kill processes) when it fires. */
   signal: AbortSignal;
+  /** The call's `tool_use` id, when the loop runs it (a replay serves recorded results by it). */
+  toolUseId?: string;
 };
 
 /** A tool as the loop sees it: validated input in, result out. */
