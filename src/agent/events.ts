@@ -6,6 +6,7 @@ import type {
   ToolResultBlock,
   Usage,
 } from "../model/model-client.js";
+import type { PlanItem } from "../tools/plan-store.js";
 
 /**
  * Why a run ended; every run ends with exactly one of these. `protocol_error`: the model wrote
@@ -32,6 +33,20 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** The limits a run can hit; a subset of `RunStatus`. */
 export type LimitName = "max_steps" | "max_tokens" | "max_cost" | "timeout" | "budget" | "loop";
 
+/**
+ * A limit that has been reached, with the figures for the transcript. `unit` says which cap of the
+ * batch budget it was (`--budget-usd` or `--budget-tokens`); the other limits have one unit each.
+ * `depth` is the depth of the agent whose limit it is (0, or absent: the run's own; 1 and more: a
+ * subagent's step limit), so a subagent stopped by the run's limit stops its parents too.
+ */
+export type LimitHit = {
+  limit: LimitName;
+  used: number;
+  max: number;
+  unit?: "usd" | "tokens";
+  depth?: number;
+};
+
 /** The loop's outcome. A limit or a model failure is a status here, never an exception. */
 export type RunResult = {
   status: RunStatus;
@@ -54,13 +69,26 @@ export type RunResult = {
    * made) took its tokens or cost past the limit.
    */
   limitExceededByFinalReply?: LimitExceeded | undefined;
+  /** The limit that stopped the run, when one did (a subagent's tells its parent whose it was). */
+  stoppedBy?: LimitHit | undefined;
 };
 
 /** A token or cost limit a final reply went past: the figures at the end of the run. */
 export type LimitExceeded = { limit: "max_tokens" | "max_cost"; used: number; max: number };
 
-/** What the loop reports as it goes; `run-task.ts` routes these to the transcript and reporters. */
-export type AgentEvent =
+/**
+ * Where a subagent's event comes from: the `task` call that started its agent (the transcript's
+ * `parent_tool_use_id`), and the step of the top-level agent that call belongs to.
+ */
+export type SubagentOrigin = { parentToolUseId: string; rootStep: number };
+
+/**
+ * What the loop reports as it goes; `run-task.ts` routes these to the transcript and reporters.
+ * A subagent's events carry `subagent`; the top-level agent's do not.
+ */
+export type AgentEvent = AgentEventBody & { subagent?: SubagentOrigin | undefined };
+
+type AgentEventBody =
   | { type: "model_reply"; step: number; reply: ModelReply; durationMs: number }
   | { type: "model_retry"; step: number; notice: RetryNotice }
   /** The SDK warned about the call (a deprecated model): for the log, not the transcript. */
@@ -113,4 +141,20 @@ export type AgentEvent =
       postTokens: number;
     }
   /** A message the runner itself sent the model (e.g. "your reply was cut off; continue"). */
-  | { type: "runner_message"; step: number; text: string };
+  | { type: "runner_message"; step: number; text: string }
+  /** The agent's plan after a `todo_write` call (its whole list). */
+  | { type: "plan_updated"; step: number; items: readonly PlanItem[] }
+  /** A `task` call (at `step`) starts a subagent; its own events carry `subagent`. */
+  | {
+      type: "subagent_start";
+      step: number;
+      toolUseId: string;
+      description: string;
+      prompt: string;
+      /** 1 for a child of the top-level agent, 2 for its child, ... */
+      depth: number;
+      tools: readonly string[];
+      maxSteps: number;
+    }
+  /** The subagent the `task` call at `step` started has ended (whatever way); its result follows. */
+  | { type: "subagent_end"; step: number; toolUseId: string; result: RunResult; toolUses: number };

@@ -1,6 +1,6 @@
 /* Small text helpers of the loop: why a limit stopped a run, and a stable key for a tool call. */
 import { formatCount } from "../format.js";
-import type { LimitHit } from "./budget.js";
+import type { LimitHit } from "./events.js";
 
 /**
  * Why a limit stopped the run: the figures with their units, then the setting to change, e.g.

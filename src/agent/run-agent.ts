@@ -3,72 +3,19 @@ import { clip } from "../format.js";
 import {
   type AssistantBlock,
   type Message,
-  type ModelClient,
   ModelError,
   type ModelReply,
-  type Reasoning,
-  type ToolSpec,
   type ToolUseBlock,
-  textOf,
 } from "../model/model-client.js";
 import { MAX_MALFORMED_IN_A_ROW, protocolErrorOf } from "../model/protocol-error.js";
 import type { Tool } from "../tools/define-tool.js";
-import { Budget, type BudgetLimits, type CostOf, type LimitHit } from "./budget.js";
+import { Budget } from "./budget.js";
 import { estimatedTokens, fitContext, messageChars } from "./context.js";
-import type { AgentEvent, RunResult, RunStatus } from "./events.js";
-import { describeLimit } from "./limit-text.js";
-import { type LoopGuard, runToolCalls } from "./tool-calls.js";
-
-/** The reason a run's abort signal carries; anything else counts as a cancellation. */
-export type AbortReason = "timeout" | "cancelled";
-
-export type RunAgentOptions = {
-  model: ModelClient;
-  modelName: string;
-  system: string;
-  prompt: string;
-  /** Sent with every request; undefined: the model's default. */
-  reasoning?: Reasoning | undefined;
-  tools: readonly Tool[];
-  /** `timeoutMs` is enforced by the caller through `signal`; it is here for the limit event. */
-  limits: BudgetLimits & {
-    maxOutputTokens: number;
-    timeoutMs?: number;
-    maxRepeatedCalls?: number;
-    /** Context budget: older tool results are elided from what is sent past it. */
-    maxContextTokens?: number;
-  };
-  workspaceRoot: string;
-  /** Aborted with an `AbortReason` on timeout or cancellation. */
-  signal: AbortSignal;
-  onEvent: (event: AgentEvent) => void;
-  /** Prices each reply, for `limits.maxCostUsd` and the run's cost. */
-  costOf?: CostOf;
-  /** Asked before each model call: a limit outside the task (a batch budget) that stops it. */
-  gate?: () => LimitHit | undefined;
-  /**
-   * Settles once the workspace may be changed (its starting snapshot is taken); tools wait for
-   * it, model calls don't. A rejection ends the run with `error`.
-   */
-  ready?: Promise<void>;
-};
-
-/** What the loop keeps between turns. */
-type RunState = {
-  options: RunAgentOptions;
-  budget: Budget;
-  toolSpecs: ToolSpec[];
-  toolsByName: ReadonlyMap<string, Tool>;
-  messages: Message[];
-  startedAt: number;
-  apiDurationMs: number;
-  lastReply: ModelReply | undefined;
-  /** The conversation's size in characters, with the system prompt and tools, for the context budget. */
-  contextChars: number;
-  guard: LoopGuard;
-  /** Replies in a row whose call was malformed (a protocol error): `MAX_MALFORMED_IN_A_ROW` ends the run. */
-  malformedInARow: number;
-};
+import type { AgentEvent, RunResult } from "./events.js";
+import { end, endAborted, endAtLimit, endPastLimit, endStoppedBy } from "./run-end.js";
+import type { Placement, RunAgentOptions, RunState } from "./run-state.js";
+import { createTaskTool } from "./subagent.js";
+import { runToolCalls } from "./tool-calls.js";
 
 /** Told to the model when its reply hit `max_output_tokens` before it finished. */
 export const CUT_OFF_NOTICE =
@@ -80,30 +27,66 @@ export const CUT_OFF_NOTICE =
  * with a status; tool failures go back to the model as error results.
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
+  const budget = new Budget(options.limits, options.costOf);
+  return runLoop(options, { budget, origin: undefined });
+}
+
+/** The loop of one agent: the top-level one, or a subagent (`placement.origin`). */
+async function runLoop(options: RunAgentOptions, placement: Placement): Promise<RunResult> {
+  const { origin } = placement;
+  const emit = (event: AgentEvent) =>
+    options.onEvent(origin === undefined ? event : { ...event, subagent: origin });
   const state: RunState = {
     options,
-    budget: new Budget(options.limits, options.costOf),
-    toolSpecs: options.tools.map(({ name, description, inputSchema }) => ({
-      name,
-      description,
-      inputSchema,
-    })),
-    toolsByName: new Map(options.tools.map((tool) => [tool.name, tool])),
+    budget: placement.budget,
+    step: 0,
+    origin,
+    emit,
+    toolSpecs: [],
+    toolsByName: new Map(),
     messages: [{ role: "user", content: options.prompt }],
     startedAt: performance.now(),
     apiDurationMs: 0,
     lastReply: undefined,
     guard: { lastCallKey: undefined, repeats: 0 },
     malformedInARow: 0,
-    contextChars:
-      options.system.length +
-      JSON.stringify(options.tools.map((tool) => tool.inputSchema)).length +
-      options.prompt.length,
+    contextChars: 0,
+    stoppedBy: undefined,
   };
+  const tools = [...options.tools, ...taskTool(state, placement)];
+  state.toolSpecs = tools.map(({ name, description, inputSchema }) => ({
+    name,
+    description,
+    inputSchema,
+  }));
+  state.toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+  state.contextChars =
+    options.system.length +
+    JSON.stringify(tools.map((tool) => tool.inputSchema)).length +
+    options.prompt.length;
   for (;;) {
     const ended = await takeTurn(state).catch((error: unknown) => endByBug(state, error));
     if (ended !== undefined) return ended;
   }
+}
+
+/** The `task` tool, when this agent may start subagents. */
+function taskTool(state: RunState, placement: Placement): Tool[] {
+  const settings = state.options.subagents;
+  if (settings === undefined || placement.budget.depth >= settings.maxDepth) return [];
+  return [
+    createTaskTool({
+      options: state.options,
+      settings,
+      placement,
+      step: () => state.step,
+      rootStep: () => state.origin?.rootStep ?? state.step,
+      runChild: runLoop,
+      onStop: (result) => {
+        state.stoppedBy = result.stoppedBy;
+      },
+    }),
+  ];
 }
 
 /**
@@ -120,33 +103,36 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
   const { options, budget } = state;
   if (options.signal.aborted) return endAborted(state);
   const gateHit = options.gate?.();
-  if (gateHit !== undefined) return endAtLimit(state, gateHit, budget.steps);
+  if (gateHit !== undefined) return endAtLimit(state, gateHit);
   const callHit = budget.beforeCall();
-  if (callHit !== undefined) return endAtLimit(state, callHit, budget.steps);
-  const step = budget.steps;
+  if (callHit !== undefined) return endAtLimit(state, callHit);
+  state.step += 1;
 
-  keepWithinContext(state, step);
-  const reply = await callModel(state, step);
+  keepWithinContext(state);
+  const reply = await callModel(state);
   if (!("message" in reply)) return reply;
   push(state, { role: "assistant", content: reply.content });
-  const tokenHit = budget.afterReply(reply);
+  const tokenHit = budget.afterReply(reply, state.origin?.rootStep ?? state.step);
   const calls = reply.content.filter(isToolUse);
-  if (tokenHit !== undefined) return endPastLimit(state, tokenHit, step, calls.length === 0);
+  if (tokenHit !== undefined) return endPastLimit(state, tokenHit, calls.length === 0);
 
   if (calls.length === 0) return afterFinalReply(state, reply);
   const notReady = await waitUntilReady(options.ready);
   if (notReady !== undefined) return end(state, "error", notReady);
   const { results, loop } = await runToolCalls(calls, reply.stopReason === "max_tokens", {
-    step,
+    step: state.step,
     toolsByName: state.toolsByName,
     workspaceRoot: options.workspaceRoot,
     signal: options.signal,
-    onEvent: options.onEvent,
+    onEvent: state.emit,
     guard: state.guard,
     maxRepeatedCalls: options.limits.maxRepeatedCalls,
+    parentToolUseId: state.origin?.parentToolUseId,
+    isStopped: () => state.stoppedBy !== undefined,
   });
-  if (loop !== undefined) return endAtLimit(state, loop, step);
+  if (loop !== undefined) return endAtLimit(state, loop);
   if (options.signal.aborted) return endAborted(state);
+  if (state.stoppedBy !== undefined) return endStoppedBy(state, state.stoppedBy);
   push(state, { role: "user", content: results });
   return afterMalformed(state, calls);
 }
@@ -173,16 +159,16 @@ function push(state: RunState, message: Message): void {
 }
 
 /** Before a call: elides old tool results once the conversation outgrows the context budget. */
-function keepWithinContext(state: RunState, step: number): void {
+function keepWithinContext(state: RunState): void {
   const max = state.options.limits.maxContextTokens;
   if (max === undefined) return;
   const before = state.contextChars;
   const { chars, removed } = fitContext(state.messages, max, before);
   state.contextChars = chars;
   if (removed > 0)
-    state.options.onEvent({
+    state.emit({
       type: "context_trimmed",
-      step,
+      step: state.step,
       removedResults: removed,
       maxTokens: max,
       preTokens: estimatedTokens(before),
@@ -191,8 +177,8 @@ function keepWithinContext(state: RunState, step: number): void {
 }
 
 /** Calls the model; a `ModelError` or an abort ends the run (returned as a result). */
-async function callModel(state: RunState, step: number): Promise<ModelReply | RunResult> {
-  const { options } = state;
+async function callModel(state: RunState): Promise<ModelReply | RunResult> {
+  const { options, step } = state;
   const startedAt = performance.now();
   try {
     state.lastReply = await options.model.complete(
@@ -206,15 +192,15 @@ async function callModel(state: RunState, step: number): Promise<ModelReply | Ru
       },
       {
         signal: options.signal,
-        onRetry: (notice) => options.onEvent({ type: "model_retry", step, notice }),
-        onWarning: (warning) => options.onEvent({ type: "model_warning", step, warning }),
+        onRetry: (notice) => state.emit({ type: "model_retry", step, notice }),
+        onWarning: (warning) => state.emit({ type: "model_warning", step, warning }),
       },
     );
   } catch (error) {
     if (options.signal.aborted) return endAborted(state);
     if (error instanceof ModelError) {
       const { status, category, message } = error;
-      options.onEvent({ type: "model_error", step, status, category, message });
+      state.emit({ type: "model_error", step, status, category, message });
       return end(state, "error", error.message);
     }
     throw error;
@@ -222,7 +208,7 @@ async function callModel(state: RunState, step: number): Promise<ModelReply | Ru
     state.apiDurationMs += performance.now() - startedAt;
   }
   const durationMs = Math.round(performance.now() - startedAt);
-  options.onEvent({ type: "model_reply", step, reply: state.lastReply, durationMs });
+  state.emit({ type: "model_reply", step, reply: state.lastReply, durationMs });
   return state.lastReply;
 }
 
@@ -231,11 +217,7 @@ function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefi
   switch (reply.stopReason) {
     case "max_tokens":
       push(state, { role: "user", content: CUT_OFF_NOTICE });
-      state.options.onEvent({
-        type: "runner_message",
-        step: state.budget.steps,
-        text: CUT_OFF_NOTICE,
-      });
+      state.emit({ type: "runner_message", step: state.step, text: CUT_OFF_NOTICE });
       return undefined;
     case "pause_turn":
       return undefined;
@@ -244,51 +226,6 @@ function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefi
     default:
       return end(state, "completed");
   }
-}
-
-function end(state: RunState, status: RunStatus, error?: string): RunResult {
-  return {
-    status,
-    steps: state.budget.steps,
-    usage: state.budget.usage,
-    costUsd: state.budget.spentUsd,
-    finalText: state.lastReply === undefined ? "" : textOf(state.lastReply.content),
-    stopReason: state.lastReply?.stopReason ?? null,
-    durationMs: Math.round(performance.now() - state.startedAt),
-    apiDurationMs: Math.round(state.apiDurationMs),
-    error,
-  };
-}
-
-function endAborted(state: RunState): RunResult {
-  const { options, budget } = state;
-  if (options.signal.reason !== "timeout") return end(state, "cancelled", "the run was cancelled");
-  const elapsedMs = Math.round(performance.now() - state.startedAt);
-  const max = options.limits.timeoutMs ?? elapsedMs;
-  // The timer started before the loop did, so the loop's own clock can read a little under it.
-  return endAtLimit(state, { limit: "timeout", used: Math.max(elapsedMs, max), max }, budget.steps);
-}
-
-/**
- * A reply took the run past its token or cost limit. When it was the final answer (no tool calls,
- * the turn ended) the run completed: no further call was made, and the result records the excess.
- */
-function endPastLimit(state: RunState, hit: LimitHit, step: number, hasNoCalls: boolean) {
-  const stopReason = state.lastReply?.stopReason ?? null;
-  const isFinal = hasNoCalls && !["max_tokens", "pause_turn", "refusal"].includes(stopReason ?? "");
-  if (
-    !isFinal ||
-    (hit.limit !== "max_tokens" && hit.limit !== "max_cost") ||
-    Number.isNaN(hit.used)
-  )
-    return endAtLimit(state, hit, step);
-  const exceeded = { limit: hit.limit, used: hit.used, max: hit.max };
-  return { ...end(state, "completed"), limitExceededByFinalReply: exceeded };
-}
-
-function endAtLimit(state: RunState, hit: LimitHit, step: number): RunResult {
-  state.options.onEvent({ type: "limit_reached", step, ...hit });
-  return end(state, hit.limit, describeLimit(hit));
 }
 
 function isToolUse(block: AssistantBlock): block is ToolUseBlock {

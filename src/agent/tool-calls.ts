@@ -8,8 +8,7 @@ import {
 import { PROTOCOL_ERROR_TOOL, protocolErrorOf } from "../model/protocol-error.js";
 import { MAX_TOOL_INPUT_DEPTH } from "../model/reply-limits.js";
 import { type Tool, ToolError, type ToolResult } from "../tools/define-tool.js";
-import type { LimitHit } from "./budget.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent, LimitHit } from "./events.js";
 import { stableJson } from "./limit-text.js";
 
 /**
@@ -31,6 +30,10 @@ export type ToolCallContext = {
   guard: LoopGuard;
   /** `limits.maxRepeatedCalls`: the same call this many times in a row stops the run. */
   maxRepeatedCalls: number | undefined;
+  /** Set for a subagent's calls: the `task` call that started it. */
+  parentToolUseId?: string | undefined;
+  /** Whether a call (a subagent's) stopped the run: the calls after it are not run. */
+  isStopped?: () => boolean;
 };
 
 /**
@@ -45,7 +48,7 @@ export async function runToolCalls(
 ): Promise<{ results: ToolResultBlock[]; loop: LimitHit | undefined }> {
   const results: ToolResultBlock[] = [];
   for (const [index, call] of calls.entries()) {
-    if (ctx.signal.aborted) break;
+    if (ctx.signal.aborted || ctx.isStopped?.() === true) break;
     // First, iteratively: the loop guard's key, zod and the tools walk the input recursively.
     const isTooDeep = nestsDeeperThan(call.input, MAX_TOOL_INPUT_DEPTH);
     const loop = noteRepeat(ctx, call, isTooDeep);
@@ -73,7 +76,7 @@ export async function runToolCalls(
               content: `${clip(call.name)}: the arguments of this call were not valid JSON, so it was not run; send it again with the arguments as one JSON object`,
               isError: true,
             }
-          : await runToolCall(call, ctx.toolsByName, ctx.workspaceRoot, ctx.signal);
+          : await runToolCall(call, ctx);
     const block: ToolResultBlock = {
       type: "tool_result",
       tool_use_id: call.id,
@@ -94,6 +97,9 @@ export async function runToolCalls(
       // Only a call that ran can have been cut short; an answered one was never started.
       isInterrupted: ctx.signal.aborted && !isCutOff && !isTooDeep,
     });
+    if ("plan" in result && result.plan !== undefined && !result.isError) {
+      ctx.onEvent({ type: "plan_updated", step: ctx.step, items: result.plan });
+    }
   }
   return { results, loop: undefined };
 }
@@ -120,12 +126,8 @@ function noteRepeat(
  * Runs one tool call; any throw, an unknown tool, or a call the model's client could not read (a
  * protocol error: its message) becomes an error result for the model.
  */
-async function runToolCall(
-  call: ToolUseBlock,
-  toolsByName: ReadonlyMap<string, Tool>,
-  workspaceRoot: string,
-  signal: AbortSignal,
-): Promise<ToolResult> {
+async function runToolCall(call: ToolUseBlock, ctx: ToolCallContext): Promise<ToolResult> {
+  const { toolsByName, workspaceRoot, signal, parentToolUseId } = ctx;
   const protocolError = protocolErrorOf(call);
   if (protocolError !== undefined) {
     const message = protocolError.error || "this tool call could not be read, so it was not run";
@@ -140,7 +142,12 @@ async function runToolCall(
     };
   }
   try {
-    return await tool.execute(call.input, { workspaceRoot, signal, toolUseId: call.id });
+    return await tool.execute(call.input, {
+      workspaceRoot,
+      signal,
+      toolUseId: call.id,
+      ...(parentToolUseId === undefined ? {} : { parentToolUseId }),
+    });
   } catch (error) {
     if (error instanceof ToolError) {
       return { content: clip(error.message, MAX_ERROR_TEXT_CHARS), isError: true };

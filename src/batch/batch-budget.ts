@@ -1,4 +1,4 @@
-import type { LimitHit } from "../agent/budget.js";
+import type { LimitHit } from "../agent/events.js";
 import { totalTokens, type Usage } from "../model/model-client.js";
 
 /** A batch's caps: `--budget-usd` and `--budget-tokens`. */

@@ -3,6 +3,7 @@ import { evaluateChangedFilesCheck } from "./changed-files-check.js";
 import { evaluateFileCheck } from "./file-checks.js";
 import { evaluateFinalTextCheck } from "./final-text-check.js";
 import { failed } from "./outcome.js";
+import { evaluatePlanCheck } from "./plan-check.js";
 import { evaluateRunCheck } from "./run-check.js";
 import type { Check, CheckContext, CheckOutcome, CheckResult } from "./types.js";
 
@@ -50,6 +51,8 @@ async function evaluate(check: Check, ctx: CheckContext): Promise<CheckOutcome> 
       return evaluateChangedFilesCheck(check, ctx.changedFiles);
     case "final_text_matches":
       return evaluateFinalTextCheck(check, ctx.finalText);
+    case "plan_complete":
+      return evaluatePlanCheck(ctx.plan);
     default: {
       const unreachable: never = check;
       return unreachable;

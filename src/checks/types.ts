@@ -1,3 +1,4 @@
+import type { PlanItem } from "../tools/plan-store.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import type { ChangedFile } from "../workspace/changes.js";
 
@@ -10,6 +11,7 @@ export const CHECK_KINDS = [
   "file_matches",
   "changed_files",
   "final_text_matches",
+  "plan_complete",
 ] as const;
 
 export type CheckKind = (typeof CHECK_KINDS)[number];
@@ -29,7 +31,8 @@ export type Check =
       must: string[] | undefined;
       max: number | undefined;
     }
-  | { kind: "final_text_matches"; name: string; line: number; pattern: string };
+  | { kind: "final_text_matches"; name: string; line: number; pattern: string }
+  | { kind: "plan_complete"; name: string; line: number };
 
 /** One check's outcome, as `summary.json`, the transcript and the reports show it. */
 export type CheckResult = {
@@ -54,6 +57,8 @@ export type CheckContext = {
   changedFiles: readonly ChangedFile[];
   /** The agent's last message ("" when it wrote none). */
   finalText: string;
+  /** The top-level agent's plan as it ended (undefined when it wrote none). */
+  plan?: readonly PlanItem[] | undefined;
   /** The complete environment of `run` commands; the caller leaves out the API key. */
   baseEnv: Record<string, string>;
   /** `run` checks run under the same sandbox as the agent's commands (they run code it wrote). */

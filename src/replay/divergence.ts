@@ -1,72 +1,108 @@
 import type { AgentEvent } from "../agent/events.js";
-import type { RecordedToolResult } from "./recorded-run.js";
+import type { RecordedToolResult } from "./recorded-steps.js";
 
 /** Where a replay's tool results first differ from the recording, and how often. */
 export type DivergenceReport = {
-  /** Steps whose results were compared (steps the recording has results for). */
+  /** Top-level steps whose results were compared (steps the recording has results for). */
   comparedSteps: number;
-  /** Steps with at least one differing result. */
+  /** Top-level steps with at least one differing result (a subagent's counts for its step). */
   divergentSteps: number[];
   first:
-    | { step: number; toolName: string; recorded: string; replayed: string; diff: string }
+    | {
+        /** The top-level agent's step (the step of the `task` call, for a subagent's result). */
+        step: number;
+        toolName: string;
+        recorded: string;
+        replayed: string;
+        diff: string;
+        /** Set when the result is a subagent's: its `task` call and its own step. */
+        subagent?: { toolUseId: string; step: number } | undefined;
+      }
     | undefined;
 };
 
 /** The two workspace paths, which differ between a run and its replay and are not a divergence. */
 export type WorkspacePaths = { recorded: string; replayed: string };
 
+/** A recording's tool results: the top-level agent's by step, and each subagent's. */
+export type RecordedResults = {
+  toolResults: readonly RecordedToolResult[][];
+  subagents: ReadonlyMap<string, { toolResults: readonly RecordedToolResult[][] }>;
+};
+
+/** One result of the replay, in the order they came, and where it sits in the run. */
+type Replayed = {
+  /** The subagent's `task` call id; "" for the top-level agent. */
+  agent: string;
+  step: number;
+  rootStep: number;
+  position: number;
+  result: RecordedToolResult;
+};
+
 /**
- * Collects a replay's tool results (steps 1..`untilStep`), then compares each with the recorded
- * one at the same step and position, except calls cut short by a cancellation or timeout. Before comparing, the workspace paths become `<workspace>`,
- * and bash output's timings (`12.3ms`, `duration_ms 45`) are masked: they differ on every run.
+ * Collects a replay's tool results (top-level steps 1..`untilStep`, with their subagents'), then
+ * compares each with the recorded one of the same agent, step and position, except calls cut short
+ * by a cancellation or timeout. Before comparing, the workspace paths become `<workspace>`, and
+ * bash output's timings (`12.3ms`, `duration_ms 45`) are masked: they differ on every run.
  */
-export function createDivergenceTracker(
-  recorded: readonly RecordedToolResult[][],
-  untilStep: number,
-) {
-  const replayed: RecordedToolResult[][] = [];
+export function createDivergenceTracker(recorded: RecordedResults, untilStep: number) {
+  const replayed: Replayed[] = [];
+  const positions = new Map<string, number>();
   return {
     onEvent(event: AgentEvent): void {
-      if (event.type !== "tool_result" || event.step > untilStep) return;
-      const step = replayed[event.step - 1] ?? [];
-      replayed[event.step - 1] = step;
-      step.push({
+      if (event.type !== "tool_result") return;
+      const rootStep = event.subagent?.rootStep ?? event.step;
+      if (rootStep > untilStep) return;
+      const agent = event.subagent?.parentToolUseId ?? "";
+      const at = `${agent} ${event.step}`;
+      const position = positions.get(at) ?? 0;
+      positions.set(at, position + 1);
+      const result = {
         toolName: event.toolName,
         content: event.block.content,
         isError: event.block.is_error === true,
         isInterrupted: event.isInterrupted === true,
-      });
+      };
+      replayed.push({ agent, step: event.step, rootStep, position, result });
     },
     report(paths: WorkspacePaths): DivergenceReport {
-      const divergent: number[] = [];
-      let compared = 0;
+      const compared = new Set<number>();
+      const divergent = new Set<number>();
       let first: DivergenceReport["first"];
-      for (const [index, results] of replayed.entries()) {
-        const pairs = (results ?? []).flatMap((result, position) => {
-          const expected = recorded[index]?.[position];
-          // A call the cancellation or timeout cut short (then or now) ran again: not comparable.
-          if (expected === undefined || expected.isInterrupted || result.isInterrupted) return [];
-          return [{ expected, result }];
-        });
-        if (pairs.length === 0) continue;
-        compared += 1;
-        const differing = pairs.find(({ expected, result }) => !isSame(expected, result, paths));
-        if (differing === undefined) continue;
-        divergent.push(index + 1);
+      for (const entry of replayed) {
+        const expected = recordedResult(recorded, entry);
+        // A call cut short by a cancellation or timeout (then or now) ran again: not comparable.
+        if (expected === undefined || expected.isInterrupted || entry.result.isInterrupted)
+          continue;
+        compared.add(entry.rootStep);
+        if (isSame(expected, entry.result, paths)) continue;
+        divergent.add(entry.rootStep);
         first ??= {
-          step: index + 1,
-          toolName: differing.result.toolName,
-          recorded: differing.expected.content,
-          replayed: differing.result.content,
+          step: entry.rootStep,
+          toolName: entry.result.toolName,
+          recorded: expected.content,
+          replayed: entry.result.content,
           diff: shortDiff(
-            normalize(differing.expected, paths.recorded),
-            normalize(differing.result, paths.replayed),
+            normalize(expected, paths.recorded),
+            normalize(entry.result, paths.replayed),
           ),
+          ...(entry.agent === "" ? {} : { subagent: { toolUseId: entry.agent, step: entry.step } }),
         };
       }
-      return { comparedSteps: compared, divergentSteps: divergent, first };
+      const divergentSteps = [...divergent].sort((a, b) => a - b);
+      return { comparedSteps: compared.size, divergentSteps, first };
     },
   };
+}
+
+function recordedResult(
+  recorded: RecordedResults,
+  entry: Replayed,
+): RecordedToolResult | undefined {
+  const results =
+    entry.agent === "" ? recorded.toolResults : recorded.subagents.get(entry.agent)?.toolResults;
+  return results?.[entry.step - 1]?.[entry.position];
 }
 
 function isSame(a: RecordedToolResult, b: RecordedToolResult, paths: WorkspacePaths): boolean {

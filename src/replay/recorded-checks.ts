@@ -19,6 +19,7 @@ const RecordedCheckSchema = z.discriminatedUnion("kind", [
     max: z.number().nullable(),
   }),
   z.object({ kind: z.literal("final_text_matches"), ...Base, pattern: z.string() }),
+  z.object({ kind: z.literal("plan_complete"), ...Base }),
 ]);
 
 /** Parses the recorded checks; undefined when they do not match (a transcript from another version). */

@@ -5,22 +5,12 @@ import { type ApiMessage, REASONING_EFFORTS } from "../model/model-client.js";
 import { PROVIDER_NAMES } from "../model/providers.js";
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
-import { TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import { DEFAULT_SUBAGENTS, TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
-
-/**
- * One recorded tool result, as the divergence check compares it. `isInterrupted`: the run was
- * cancelled or timed out while the call ran, so its result was cut short.
- */
-export type RecordedToolResult = {
-  toolName: string;
-  content: string;
-  isError: boolean;
-  isInterrupted: boolean;
-};
+import { type RecordedAgent, type RecordedToolResult, recordedAgents } from "./recorded-steps.js";
 
 /** What a transcript says about its run, in the shape replay, fork and resume need. */
 export type RecordedRun = {
@@ -39,10 +29,12 @@ export type RecordedRun = {
    * made them, this run's provider did not, for all its init line says.
    */
   inheritedSteps: number;
-  /** The model's replies, one per step, in order. */
+  /** The top-level agent's replies, one per step, in order. */
   replies: ApiMessage[];
-  /** Tool results by step (index 0 is step 1), in call order. */
+  /** The top-level agent's tool results by step (index 0 is step 1), in call order. */
   toolResults: RecordedToolResult[][];
+  /** Each subagent's replies and tool results, by the `task` call that started it. */
+  subagents: ReadonlyMap<string, RecordedAgent>;
   /** The closing line's status and errors; undefined for a run that was killed. */
   ending: { status: string; errors: string[] } | undefined;
 };
@@ -80,6 +72,12 @@ const RecordedTaskSchema = z.looseObject({
     max_context_tokens: z.number().default(150_000),
   }),
   tools: z.array(z.enum(TOOL_NAMES)),
+  subagents: z
+    .object({
+      max_steps: z.number().int().positive().max(100_000),
+      max_depth: z.number().int().positive().max(5),
+    })
+    .prefault({ max_steps: DEFAULT_SUBAGENTS.maxSteps, max_depth: DEFAULT_SUBAGENTS.maxDepth }),
   provider: RecordedProviderSchema,
   tool_protocol: z.enum(["native", "text"]).default("native"),
   reasoning: z
@@ -121,12 +119,6 @@ const RecordedTaskSchema = z.looseObject({
 
 const OriginSchema = z.looseObject({ steps: z.number().int().nonnegative() });
 
-const ToolResultBlockSchema = z.looseObject({
-  type: z.literal("tool_result"),
-  content: z.string(),
-  is_error: z.boolean().optional(),
-});
-
 /** Rebuilds a run from its transcript lines (from `readTranscript`); `path` is made absolute. */
 export function recordedRun(transcriptPath: string, lines: readonly TranscriptLine[]): RecordedRun {
   const path = resolve(transcriptPath);
@@ -145,26 +137,7 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
       `${path}:1: task.name: ${JSON.stringify(recorded.name)} is not a task name (${TASK_NAME_RULE}); the transcript was edited, and agent-run will not use it`,
     );
   }
-  const replies: ApiMessage[] = [];
-  const toolResults: RecordedToolResult[][] = [];
-  let ending: RecordedRun["ending"];
-  for (const line of lines) {
-    if (line.type === "assistant") replies[line.step - 1] = toApiMessage(line.message);
-    // A `not_run` line closes a call the run ended before: the call never ran.
-    if (line.type === "user" && line.tool_name !== undefined && line.not_run !== true) {
-      const block = ToolResultBlockSchema.safeParse(line.message.content[0]);
-      if (!block.success) continue;
-      const step = toolResults[line.step - 1] ?? [];
-      toolResults[line.step - 1] = step;
-      step.push({
-        toolName: line.tool_name,
-        content: block.data.content,
-        isError: block.data.is_error === true,
-        isInterrupted: line.interrupted === true,
-      });
-    }
-    if (line.type === "result") ending = { status: line.status, errors: errorsOf(line) };
-  }
+  const { root, subagents, ending } = recordedAgents(lines);
   return {
     path,
     sessionId: init.session_id,
@@ -176,8 +149,9 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
     isOffline: recorded.offline,
     inheritedSteps:
       OriginSchema.safeParse(init.type === "system" ? init.origin : undefined).data?.steps ?? 0,
-    replies: replies.filter((reply) => reply !== undefined),
-    toolResults,
+    replies: root.replies,
+    toolResults: root.toolResults,
+    subagents,
     ending,
   };
 }
@@ -216,6 +190,10 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxContextTokens: recorded.limits.max_context_tokens,
     },
     tools: recorded.tools,
+    subagents: {
+      maxSteps: recorded.subagents.max_steps,
+      maxDepth: recorded.subagents.max_depth,
+    },
     bash: {
       timeoutMs: recorded.bash.timeout_ms,
       env: recorded.bash.env,
@@ -246,26 +224,4 @@ function toReasoning(recorded: z.infer<typeof RecordedTaskSchema>["reasoning"]) 
     ...(recorded.effort === null ? {} : { effort: recorded.effort }),
     ...(recorded.budget_tokens === null ? {} : { budgetTokens: recorded.budget_tokens }),
   };
-}
-
-function toApiMessage(
-  message: { role: "assistant"; content: Array<{ type: string }> } & Record<string, unknown>,
-): ApiMessage {
-  return {
-    ...message,
-    id: typeof message.id === "string" ? message.id : "msg_recorded",
-    type: "message",
-    role: "assistant",
-    model: typeof message.model === "string" ? message.model : "recorded",
-    content: message.content,
-    stop_reason: typeof message.stop_reason === "string" ? message.stop_reason : null,
-    usage: typeof message.usage === "object" && message.usage !== null ? { ...message.usage } : {},
-  };
-}
-
-function errorsOf(line: Record<string, unknown>): string[] {
-  const errors = line.errors;
-  return Array.isArray(errors)
-    ? errors.filter((error): error is string => typeof error === "string")
-    : [];
 }

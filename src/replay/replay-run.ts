@@ -1,7 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { LimitHit } from "../agent/budget.js";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent, LimitHit } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import { ConfigError, messageOf } from "../errors.js";
 import { type ModelClient, ModelError } from "../model/model-client.js";
@@ -13,6 +12,7 @@ import type { Limits, Task } from "../task/schema.js";
 import { hashWorkspace } from "../workspace/hash.js";
 import { createDivergenceTracker, type DivergenceReport } from "./divergence.js";
 import type { RecordedRun } from "./recorded-run.js";
+import { allRecordedReplies, recordedCallsThrough } from "./recorded-steps.js";
 import { createSplicedModel } from "./spliced-model.js";
 
 export type ReplayKind = "replay" | "fork" | "resume";
@@ -57,41 +57,34 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
   const isPartial = options.next === undefined && options.untilStep < recorded.replies.length;
   const task = replayedTask(options, isPartial);
   const ending = new AbortController();
+  // Model calls served so far, the subagents' included (see `recordedTimeout`).
   let served = 0;
-  const tracker = createDivergenceTracker(recorded.toolResults, options.untilStep);
-  const spliced = createSplicedModel({
+  const counted = (inner: ModelClient): ModelClient => ({
+    complete: async (request, completeOptions) => {
+      served += 1;
+      return inner.complete(request, completeOptions);
+    },
+  });
+  const tracker = createDivergenceTracker(recorded, options.untilStep);
+  const model = createSplicedModel({
     recorded: recorded.replies,
     untilStep: options.untilStep,
     next: options.next?.model,
     onRecordingEnd: () => endLikeTheRecording(recorded, ending, options.untilStep),
     source: recorded.path,
   });
-  const model: ModelClient = {
-    complete: async (request, completeOptions) => {
-      served += 1;
-      return spliced.complete(request, completeOptions);
-    },
-  };
   const summary = await runTask({
     task,
     modelName: options.next?.name ?? recorded.model,
-    model,
+    model: counted(model),
+    subagentModel: (toolUseId) => counted(subagentModel(options, toolUseId)),
     outDir: join(options.runDir, ".."),
     runDir: options.runDir,
     ...(options.preserve === undefined ? {} : { preserve: options.preserve }),
     inPlace: false,
     offline: options.next === undefined || options.isOffline,
     prices: options.prices,
-    // Forked or resumed: the recorded steps cost what they cost the recorded run.
-    ...(options.next === undefined
-      ? {}
-      : {
-          recordedSteps: {
-            provider: recorded.task.provider.name,
-            model: recorded.model,
-            steps: Math.min(options.untilStep, recorded.replies.length),
-          },
-        }),
+    ...recordedSteps(options),
     baseEnv: options.baseEnv,
     signal: AbortSignal.any([options.signal, ending.signal]),
     checkSignal: options.signal,
@@ -124,6 +117,14 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
   return { summary, divergence };
 }
 
+/** Forked or resumed: the recorded steps cost what they cost the recorded run. */
+function recordedSteps(options: ReplayOptions) {
+  const { recorded } = options;
+  if (options.next === undefined) return {};
+  const steps = Math.min(options.untilStep, recorded.replies.length);
+  return { recordedSteps: { provider: recorded.task.provider.name, model: recorded.model, steps } };
+}
+
 /** The task as replayed: recorded, re-graded with `--task`'s checks, or (fork, resume) `--task` itself. */
 function replayedTask(options: ReplayOptions, isPartial: boolean): Task {
   const { recorded } = options;
@@ -133,20 +134,23 @@ function replayedTask(options: ReplayOptions, isPartial: boolean): Task {
       : options.kind === "replay"
         ? { ...recorded.task, checks: options.task.checks }
         : { ...options.task, name: recorded.task.name };
+  // A partial replay stops after step K: its model calls, and those of its steps' subagents.
   const limits = {
     ...base.limits,
     ...options.limits,
-    ...(isPartial ? { maxSteps: options.untilStep } : {}),
+    ...(isPartial ? { maxSteps: recordedCallsThrough(recorded, options.untilStep) } : {}),
   };
   return { ...base, workspace: recorded.task.workspace, limits };
 }
 
 /**
- * A recorded run that timed out is replayed to the same point: once its replies are all served,
- * the next call is refused as the timeout (the replayed tools may have run faster).
+ * A recorded run that timed out is replayed to the same point: once its replies (its subagents'
+ * too) are all served, the next call is refused as the timeout (the replayed tools may have run
+ * faster).
  */
 function recordedTimeout(recorded: RecordedRun, served: number, task: Task): LimitHit | undefined {
-  if (recorded.ending?.status !== "timeout" || served < recorded.replies.length) return undefined;
+  if (recorded.ending?.status !== "timeout") return undefined;
+  if (served < allRecordedReplies(recorded).length) return undefined;
   return { limit: "timeout", used: task.limits.timeoutMs, max: task.limits.timeoutMs };
 }
 
@@ -179,6 +183,24 @@ export async function checkWorkspace(
   return mismatch;
 }
 
+/**
+ * The model of the subagent a replayed `task` call starts: its recorded replies, then (a fork, a
+ * resume) the model that goes on. A call the recording never made has no recorded replies.
+ */
+function subagentModel(options: ReplayOptions, toolUseId: string): ModelClient {
+  const replies = options.recorded.subagents.get(toolUseId)?.replies ?? [];
+  return createSplicedModel({
+    recorded: replies,
+    untilStep: replies.length,
+    next: options.next?.model,
+    onRecordingEnd: () =>
+      new ModelError(
+        `the recording has no reply for step ${replies.length + 1} of the subagent of task call ${toolUseId}`,
+      ),
+    source: options.recorded.path,
+  });
+}
+
 /** When the recording runs out, the replay ends as the recorded run did at that point. */
 function endLikeTheRecording(
   recorded: RecordedRun,
@@ -207,6 +229,13 @@ function divergenceJson(report: DivergenceReport): Record<string, unknown> {
         ? null
         : {
             step: report.first.step,
+            subagent:
+              report.first.subagent === undefined
+                ? null
+                : {
+                    tool_use_id: report.first.subagent.toolUseId,
+                    step: report.first.subagent.step,
+                  },
             tool_name: report.first.toolName,
             recorded: report.first.recorded,
             replayed: report.first.replayed,

@@ -31,7 +31,12 @@ export type ReportTask = {
   failedChecks: FailedCheck[];
   /** A completed task whose final answer went past a token or cost limit; null for the rest. */
   limitExceededByFinalReply: LimitExceededJson | null;
+  /** How much of the agent's plan was completed; null for a task without the plan tool. */
+  plan: PlanProgress | null;
 };
+
+/** How much of an agent's plan was completed (`total` 0: it wrote none). */
+export type PlanProgress = { completed: number; total: number };
 
 /** A report's totals, computed from its tasks alone. */
 export type ReportTotals = {
@@ -141,5 +146,6 @@ function reportTask(run: RunSummary): ReportTask {
         output: check.output,
       })),
     limitExceededByFinalReply: run.limitExceededByFinalReply,
+    plan: run.plan,
   };
 }

@@ -102,6 +102,12 @@ function failureMessage(task: ReportTask): string {
 function failureDetails(task: ReportTask): string {
   const lines = [`status: ${task.status}`];
   if (task.error !== null) lines.push(`error: ${task.error}`);
+  if (task.plan !== null) {
+    const { completed, total } = task.plan;
+    lines.push(
+      total === 0 ? "plan: none written" : `plan: ${completed} of ${total} items completed`,
+    );
+  }
   for (const check of task.failedChecks) {
     lines.push(
       `failed check "${check.name}" (${check.kind}, ${task.taskFile}:${check.line}): ${check.message}`,

@@ -25,17 +25,33 @@ const COLUMNS: readonly Column[] = [
  * as it is, for a terminal or a log.
  */
 export function formatReportMarkdown(report: Report, style: TextStyle = "markdown"): string {
-  const rows = report.tasks.map(taskRow);
-  rows.push(totalsRow(report.totals));
+  // The plan column only when a task had the plan tool: other reports keep their shape.
+  const hasPlans = report.tasks.some((task) => task.plan !== null);
+  const columns = hasPlans ? [...COLUMNS.slice(0, 4), PLAN_COLUMN, ...COLUMNS.slice(4)] : COLUMNS;
+  const rows = report.tasks.map((task) => withPlan(taskRow(task), hasPlans, planCell(task)));
+  rows.push(withPlan(totalsRow(report.totals), hasPlans, ""));
   const failures = report.tasks.flatMap((task) => failureLines(task, style));
   const notes = report.tasks.flatMap((task) => noteLines(task, style));
   return [
-    formatMarkdownTable(COLUMNS, rows, style),
+    formatMarkdownTable(columns, rows, style),
     "",
     verdictLine(report.totals),
     ...(failures.length === 0 ? [] : ["", "Failures:", ...failures]),
     ...(notes.length === 0 ? [] : ["", "Notes:", ...notes]),
   ].join("\n");
+}
+
+const PLAN_COLUMN: Column = { header: "plan", align: "right" };
+
+/** A row with the plan cell after the checks cell, when the table has the column. */
+function withPlan(row: string[], hasPlans: boolean, cell: string): string[] {
+  return hasPlans ? [...row.slice(0, 4), cell, ...row.slice(4)] : row;
+}
+
+/** `3/4` plan items completed, `none` when the agent wrote no plan, `-` without the plan tool. */
+function planCell(task: ReportTask): string {
+  if (task.plan === null) return "-";
+  return task.plan.total === 0 ? "none" : `${task.plan.completed}/${task.plan.total}`;
 }
 
 /** `- task: its final reply went past max_tokens (1,234 of 1,000 tokens); no further call was made`. */

@@ -71,7 +71,7 @@ function describeEvent(
         ...(isError && event.exitCode === undefined ? ["error"] : []),
         formatDuration(event.durationMs),
       ].join(", ");
-      const text = `step ${event.step} ${event.toolName}: ${describeInput(event.toolName, event.input)} (${outcome})`;
+      const text = `${stepOf(event)} ${event.toolName}: ${describeInput(event.toolName, event.input)} (${outcome})`;
       if (!isError) return [text];
       return [
         paint(YELLOW, text),
@@ -83,7 +83,7 @@ function describeEvent(
       return [
         paint(
           YELLOW,
-          `step ${event.step} model call failed (${notice.status ?? notice.error}); retry ${notice.attempt} of ${notice.maxRetries}`,
+          `${stepOf(event)} model call failed (${notice.status ?? notice.error}); retry ${notice.attempt} of ${notice.maxRetries}`,
         ),
       ];
     }
@@ -91,10 +91,21 @@ function describeEvent(
       return [paint(YELLOW, `agent-run: ${describeSdkWarning(event.warning)}`)];
     case "context_trimmed":
       return [
-        `step ${event.step} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
+        `${stepOf(event)} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
       ];
     case "limit_reached":
-      return [paint(RED, `step ${event.step} ${event.limit} reached ${limitFigures(event)}`)];
+      return [paint(RED, `${stepOf(event)} ${event.limit} reached ${limitFigures(event)}`)];
+    case "plan_updated":
+      return [`${stepOf(event)} plan: ${describePlan(event.items)}`];
+    case "subagent_start":
+      return [
+        `${stepOf(event)} subagent started: ${oneLine(event.description, 100)} (${event.tools.join(", ") || "no tools"}; at most ${plural(event.maxSteps, "step")})`,
+      ];
+    case "subagent_end": {
+      const { result } = event;
+      const text = `${stepOf(event)} subagent ended: ${result.status} after ${plural(result.steps, "step")} (${formatCount(totalTokens(result.usage))} tokens, ${formatCost(result.costUsd)})`;
+      return [result.status === "completed" ? text : paint(YELLOW, text)];
+    }
     default:
       return [];
   }
@@ -108,7 +119,7 @@ function describeReply(
   const text = textOf(event.reply.content);
   const hasToolCalls = event.reply.content.some((block) => block.type === "tool_use");
   if (hasToolCalls)
-    return isVerbose && text !== "" ? [`step ${event.step} says: ${oneLine(text, 300)}`] : [];
+    return isVerbose && text !== "" ? [`${stepOf(event)} says: ${oneLine(text, 300)}`] : [];
   const label =
     event.reply.stopReason === "max_tokens"
       ? "reply cut off at the output token limit; asking the model to continue"
@@ -116,8 +127,25 @@ function describeReply(
         ? "reply paused; continuing"
         : "final reply";
   return [
-    `step ${event.step} ${label} (${formatDuration(event.durationMs)}): ${oneLine(text, isVerbose ? 300 : 100)}`,
+    `${stepOf(event)} ${label} (${formatDuration(event.durationMs)}): ${oneLine(text, isVerbose ? 300 : 100)}`,
   ];
+}
+
+/**
+ * `step 3`, or for a subagent's event the step of the task call that started it, then its own:
+ * `step 3 subagent step 2`.
+ */
+function stepOf(event: AgentEvent & { step: number }): string {
+  return event.subagent === undefined
+    ? `step ${event.step}`
+    : `step ${event.subagent.rootStep} subagent step ${event.step}`;
+}
+
+/** `1/3 completed, now: Add subtract(a, b) with a test`. */
+function describePlan(items: readonly { content: string; status: string }[]): string {
+  const done = items.filter((item) => item.status === "completed").length;
+  const now = items.find((item) => item.status === "in_progress");
+  return `${done}/${items.length} completed${now === undefined ? "" : `, now: ${oneLine(now.content, 100)}`}`;
 }
 
 /** `warning from the Anthropic SDK: The model 'claude-sonnet-4-5' is deprecated …`, on one line. */
@@ -144,6 +172,11 @@ function plural(count: number, noun: string): string {
 export function describeInput(toolName: string, input: unknown): string {
   if (typeof input !== "object" || input === null) return "";
   const fields: Record<string, unknown> = { ...input };
+  if (toolName === "task" && typeof fields.description === "string") {
+    return oneLine(fields.description, 80);
+  }
+  if (toolName === "todo_write" && Array.isArray(fields.todos))
+    return plural(fields.todos.length, "item");
   const main = toolName === "bash" ? fields.command : fields.path;
   return oneLine(typeof main === "string" ? main : JSON.stringify(input), 80);
 }

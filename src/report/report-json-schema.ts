@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   CostUsdJsonSchema,
   LimitExceededReadSchema,
+  PlanProgressJsonSchema,
   TaskNameJsonSchema,
   UsageJsonSchema,
 } from "./summary-json-schema.js";
@@ -39,6 +40,9 @@ export const ReportTaskJsonSchema = z.object({
     }),
   ),
   limit_exceeded_by_final_reply: LimitExceededReadSchema.optional(),
+  plan: PlanProgressJsonSchema.optional().describe(
+    "Tasks that offer todo_write only: how much of the agent's plan was completed (total 0: it wrote none).",
+  ),
 });
 
 const TotalsJsonSchema = z

@@ -4,6 +4,7 @@ import { parseVersionedJson } from "./json-issue.js";
 import {
   CheckJsonSchema,
   LimitExceededReadSchema,
+  PlanProgressJsonSchema,
   SUMMARY_VERSION,
   SummaryJsonSchema,
   UsageJsonSchema,
@@ -59,6 +60,8 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     changed_files: z.array(z.looseObject({ path: z.string() })),
     checks: z.array(CheckSchema).default([]),
     limit_exceeded_by_final_reply: LimitExceededReadSchema.nullable().default(null),
+    // Only the progress: a report shows how much of the plan was done.
+    plan: PlanProgressJsonSchema.nullable().optional(),
   })
   .transform((run) => ({
     name: run.name,
@@ -75,6 +78,8 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     changedFileCount: run.changed_files.length,
     checks: run.checks,
     limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
+    // Absent: no plan tool; null: the tool, but no plan written.
+    plan: run.plan === undefined ? null : (run.plan ?? { completed: 0, total: 0 }),
   }));
 
 /** One check of a run, as `summary.json` recorded it. */

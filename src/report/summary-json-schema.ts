@@ -60,6 +60,25 @@ export const LimitExceededJsonSchema = z
  */
 export const LimitExceededReadSchema = LimitExceededJsonSchema.extend({ limit: z.string().min(1) });
 
+/** The top-level agent's plan as the run ended (`todo_write`), in `summary.json`. */
+export const PlanJsonSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        content: z.string(),
+        status: z.enum(["pending", "in_progress", "completed"]),
+      }),
+    ),
+    completed: count.describe("Items completed."),
+    total: count.describe("Items in the plan."),
+  })
+  .describe("The agent's plan as the run ended (what todo_write last wrote).");
+
+/** A plan's progress, as `report.json` counts it. */
+export const PlanProgressJsonSchema = z
+  .object({ completed: count, total: count })
+  .describe("How much of the agent's plan was completed.");
+
 const FileStatusSchema = z.enum(["added", "modified", "deleted"]);
 
 const ChangedFileJsonSchema = z.object({
@@ -109,6 +128,11 @@ export const SummaryJsonSchema = z
       .optional()
       .describe("Runs made by replay or resume only: the recorded run they started from."),
     limit_exceeded_by_final_reply: LimitExceededJsonSchema.optional(),
+    plan: PlanJsonSchema.nullable()
+      .optional()
+      .describe(
+        "Tasks that offer todo_write only: the agent's plan as the run ended; null when it wrote none.",
+      ),
     checks: z.array(CheckJsonSchema),
   })
   .describe("agent-run's summary.json: the outcome of one task's run.");

@@ -2,6 +2,7 @@ import type { LimitExceeded, RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
+import type { PlanItem } from "../tools/plan-store.js";
 import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
 import type { ChangedFile } from "../workspace/changes.js";
@@ -38,6 +39,11 @@ export type TaskSummary = {
   origin?: RunOrigin | undefined;
   /** A completed run whose final answer went past a token or cost limit (see `RunResult`). */
   limitExceededByFinalReply?: LimitExceeded | undefined;
+  /**
+   * Tasks that offer `todo_write`: the top-level agent's plan as the run ended (null when it wrote
+   * none); undefined for the others.
+   */
+  plan?: readonly PlanItem[] | null | undefined;
 };
 
 /** `summary.json`'s JSON shape (snake_case, like the transcript), typed by its published schema. */
@@ -65,6 +71,7 @@ export function summaryJson(summary: TaskSummary): SummaryJson {
     ...(summary.limitExceededByFinalReply === undefined
       ? {}
       : { limit_exceeded_by_final_reply: summary.limitExceededByFinalReply }),
+    ...(summary.plan === undefined ? {} : { plan: planJson(summary.plan) }),
     checks: summary.checks.map(checkResultJson),
   };
 }
@@ -79,4 +86,14 @@ export const REFUSED_KEY_REASON = "not run: the API refused the key";
 /** Whether a `skipped` task's error says it was not run because its key was refused. */
 export function isRefusedKeySkip(status: string, error: string | null): boolean {
   return status === "skipped" && error?.startsWith(REFUSED_KEY_REASON) === true;
+}
+
+/** A plan as `summary.json` writes it: its items, and how many are completed. */
+function planJson(items: readonly PlanItem[] | null) {
+  if (items === null) return null;
+  return {
+    items: items.map((item) => ({ content: item.content, status: item.status })),
+    completed: items.filter((item) => item.status === "completed").length,
+    total: items.length,
+  };
 }

@@ -49,6 +49,7 @@ export async function readUnfinishedRun(
     changedFileCount: 0,
     checks: [],
     limitExceededByFinalReply: null,
+    plan: null,
     folder,
   };
 }

@@ -1,6 +1,7 @@
-import type { LimitHit } from "../agent/budget.js";
-import type { AgentEvent, RunResult } from "../agent/events.js";
+import type { AgentEvent, LimitHit, RunResult } from "../agent/events.js";
 import { runAgent } from "../agent/run-agent.js";
+import type { SubagentSettings } from "../agent/run-state.js";
+import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { ModelClient } from "../model/model-client.js";
 import { type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { Task } from "../task/schema.js";
@@ -15,6 +16,8 @@ export type AgentSetup = {
   task: Task;
   modelName: string;
   model: ModelClient;
+  /** The model of the subagent a `task` call starts; default `model`. */
+  subagentModel?: ((toolUseId: string) => ModelClient) | undefined;
   system: string;
   prices: PriceTable;
   /** The complete environment of the agent's commands (see `taskCommandEnv`). */
@@ -87,6 +90,7 @@ export async function runAgentWithLimits(
       onEvent,
       costOf: (reply, step) => replyCostUsd(setup.prices, pricedModelAt(setup, step), reply),
       ready: setup.ready,
+      subagents: subagentSettings(setup),
       ...(setup.gate === undefined ? {} : { gate: setup.gate }),
     });
   } finally {
@@ -94,4 +98,16 @@ export async function runAgentWithLimits(
     setup.signal.removeEventListener("abort", cancel);
     stop.removeEventListener("abort", cancel);
   }
+}
+
+/** The `task` tool's settings, when the task offers it. */
+function subagentSettings(setup: AgentSetup): SubagentSettings | undefined {
+  const { task } = setup;
+  if (!task.tools.includes("task")) return undefined;
+  return {
+    maxSteps: task.subagents.maxSteps,
+    maxDepth: task.subagents.maxDepth,
+    systemFor: (tools) => buildSystemPrompt(task.system, tools, true),
+    modelFor: setup.subagentModel ?? (() => setup.model),
+  };
 }

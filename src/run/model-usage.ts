@@ -26,7 +26,8 @@ export function createModelUsageTally(
   return {
     onEvent(event) {
       if (event.type !== "model_reply") return;
-      const priced = pricedModelAt(options, event.step);
+      // A subagent's reply is priced at the top-level step its `task` call belongs to.
+      const priced = pricedModelAt(options, event.subagent?.rootStep ?? event.step);
       const cost = replyCostUsd(options.prices, priced, event.reply);
       const entry = byModel.get(priced.model) ?? {
         model: priced.model,

@@ -1,5 +1,4 @@
-import type { LimitHit } from "../agent/budget.js";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent, LimitHit } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { PricedModel, PriceTable } from "../model/pricing.js";
@@ -14,6 +13,8 @@ export type RunTaskOptions = {
   /** The model id after `--model`, the task, `ANTHROPIC_MODEL` and the default. */
   modelName: string;
   model: ModelClient;
+  /** The model of the subagent a `task` call starts; default `model` (a replay's serves the recording). */
+  subagentModel?: ((toolUseId: string) => ModelClient) | undefined;
   /** The batch's output folder; in place it may sit inside the workspace, and is not content. */
   outDir: string;
   /** The run folder; default `outDir/<task name>`. */

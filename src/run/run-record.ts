@@ -1,10 +1,11 @@
 import { join } from "node:path";
-import type { RunResult } from "../agent/events.js";
+import type { AgentEvent, RunResult } from "../agent/events.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { CheckResult } from "../checks/types.js";
 import { messageOf } from "../errors.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
+import type { PlanItem } from "../tools/plan-store.js";
 import { initLine } from "../transcript/init-line.js";
 import { checkLine } from "../transcript/lines.js";
 import { resultLine } from "../transcript/result-line.js";
@@ -35,7 +36,27 @@ export type Run = {
   modelUsage: ReturnType<typeof createModelUsageTally>;
   /** The tool calls still unanswered, and those refused, for the closing lines. */
   toolCalls: ToolCallLedger;
+  /** The top-level agent's plan as it last wrote it (`todo_write`), for the checks and summary. */
+  plan: PlanTally;
 };
+
+/** Follows the top-level agent's plan through the run's events. */
+export type PlanTally = {
+  onEvent(event: AgentEvent): void;
+  readonly items: readonly PlanItem[] | undefined;
+};
+
+function createPlanTally(): PlanTally {
+  let items: readonly PlanItem[] | undefined;
+  return {
+    onEvent(event) {
+      if (event.type === "plan_updated" && event.subagent === undefined) items = event.items;
+    },
+    get items() {
+      return items;
+    },
+  };
+}
 
 /** What the run produced beyond its transcript. */
 export type Work = {
@@ -55,11 +76,12 @@ export async function openRun(options: RunTaskOptions): Promise<Run> {
     runDir,
     startedAt: performance.now(),
     redact,
-    system: buildSystemPrompt(options.task.system),
+    system: buildSystemPrompt(options.task.system, options.task.tools),
     transcript: TranscriptWriter.open(join(runDir, TRANSCRIPT_FILE), { redact }),
     problems: [],
     modelUsage: createModelUsageTally(options),
     toolCalls: createToolCallLedger(),
+    plan: createPlanTally(),
   };
 }
 
@@ -143,6 +165,7 @@ export async function finish(
     patchFile: work.changes === undefined ? null : PATCH_FILE,
     gitChanges: work.gitChanges,
     checks: work.checks,
+    plan: options.task.tools.includes("todo_write") ? (run.plan.items ?? null) : undefined,
   });
   await writeSummary(summary, run.redact);
   return summary;

@@ -42,7 +42,14 @@ export function emptyResult(
 /** What a run produced beside its result, for the summary. */
 type Produced = Pick<
   TaskSummary,
-  "changedFiles" | "costUsd" | "workspace" | "runDir" | "patchFile" | "gitChanges" | "checks"
+  | "changedFiles"
+  | "costUsd"
+  | "workspace"
+  | "runDir"
+  | "patchFile"
+  | "gitChanges"
+  | "checks"
+  | "plan"
 >;
 
 /** The task's summary: `summary.json` and the final table. Passed: completed, every check passed. */

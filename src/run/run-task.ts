@@ -148,6 +148,7 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     workspace: prepared.workspace,
     changedFiles: changes?.changedFiles ?? [],
     finalText: result?.finalText ?? "",
+    plan: run.plan.items,
     baseEnv: commandEnv,
     sandbox,
     sandboxLimits: task.sandboxLimits,
@@ -199,6 +200,13 @@ async function runAgent(
   const write = (event: AgentEvent) => {
     try {
       run.toolCalls.onEvent(event);
+      // A subagent's calls its end left unanswered are closed before its end line.
+      if (event.type === "subagent_end") {
+        const reason = `the subagent ended before this call ran (${event.result.error ?? event.result.status})`;
+        for (const line of run.toolCalls.closeSubagent(event.toolUseId, reason)) {
+          run.transcript.write(line);
+        }
+      }
       const line = eventLine(event);
       if (line !== undefined) run.transcript.write(line);
     } catch (error) {
@@ -214,6 +222,7 @@ async function runAgent(
   });
   const record = (event: AgentEvent) => {
     run.modelUsage.onEvent(event);
+    run.plan.onEvent(event);
     if (waiting === undefined) write(event);
     else waiting.push(event);
     options.onEvent?.(event);

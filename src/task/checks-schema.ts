@@ -158,6 +158,15 @@ const CheckItemSchema = z
       final_text_matches: pattern(
         "JavaScript regular expression searched for in the agent's last message; a leading flag group sets flags: (?i) ignores case, (?m) makes ^ and $ match at each line, (?s) lets . match line breaks, combined as (?ims).",
       ).optional(),
+      plan_complete: z
+        .literal(true, {
+          error: (issue) =>
+            `expected true (the check passes when every item of the agent's plan is completed), got ${describeValue(issue.input)}; remove the check to drop it`,
+        })
+        .optional()
+        .describe(
+          "true: passes when the agent's plan (the todo_write tool, which tools must list) has items and every one is completed.",
+        ),
     },
     {
       error: (issue) =>
@@ -195,7 +204,7 @@ export const ChecksSchema = z
   .array(CheckItemSchema)
   .optional()
   .describe(
-    "Checks (graders) evaluated in the final workspace after the agent stops, also when a limit stopped it. The task passes when the run completed and every check passed. Each item has exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plus an optional name. Default: none.",
+    `Checks (graders) evaluated in the final workspace after the agent stops, also when a limit stopped it. The task passes when the run completed and every check passed. Each item has exactly one of ${KIND_LIST}, plus an optional name. Default: none.`,
   );
 
 /** One item of `checks:` as written. */

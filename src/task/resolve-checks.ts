@@ -38,6 +38,7 @@ function toCheck(item: CheckItem, line: number): Check {
   }
   if (item.final_text_matches !== undefined)
     return { kind: "final_text_matches", name, line, pattern: item.final_text_matches };
+  if (item.plan_complete !== undefined) return { kind: "plan_complete", name, line };
   throw new Error(`check at line ${line} passed the schema without a kind`);
 }
 
@@ -61,6 +62,8 @@ function describeTarget(check: Check): string {
       return describeChangedFiles(check);
     case "final_text_matches":
       return String(compileCheckPattern(check.pattern));
+    case "plan_complete":
+      return "every item completed";
     default: {
       const unreachable: never = check;
       return unreachable;

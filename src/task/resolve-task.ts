@@ -2,13 +2,15 @@ import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, parse, resolve } from "node:path";
 import type { TaskFileProblem } from "../errors.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
-import { TOOL_NAMES } from "../tools/tool-names.js";
+import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
 import { resolveProvider } from "./resolve-provider.js";
 import { resolveReasoning } from "./resolve-reasoning.js";
+import { toolProblems } from "./resolve-tools.js";
 import {
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_LIMITS,
+  DEFAULT_SUBAGENTS,
   TASK_NAME_PATTERN,
   type Task,
   type TaskFile,
@@ -31,7 +33,11 @@ export function resolveTask(
     provider: provider.provider,
     reasoning: reasoning.reasoning,
   };
-  const problems: TaskFileProblem[] = [...provider.problems, ...reasoning.problems];
+  const problems: TaskFileProblem[] = [
+    ...provider.problems,
+    ...reasoning.problems,
+    ...toolProblems(file, data, locator),
+  ];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
       file,
@@ -76,7 +82,13 @@ function buildTask(
       maxContextTokens: data.context?.max_tokens ?? DEFAULT_LIMITS.maxContextTokens,
     },
     // In the order tools are offered (the schema refuses repeats).
-    tools: TOOL_NAMES.filter((tool) => data.tools === undefined || data.tools.includes(tool)),
+    tools: TOOL_NAMES.filter((tool) =>
+      data.tools === undefined ? DEFAULT_TOOL_NAMES.includes(tool) : data.tools.includes(tool),
+    ),
+    subagents: {
+      maxSteps: data.subagents?.max_steps ?? DEFAULT_SUBAGENTS.maxSteps,
+      maxDepth: data.subagents?.max_depth ?? DEFAULT_SUBAGENTS.maxDepth,
+    },
     bash: {
       timeoutMs: durationMs(data.bash?.timeout, DEFAULT_BASH_TIMEOUT_MS),
       env: data.bash?.env ?? {},

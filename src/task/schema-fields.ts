@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
+import { DEFAULT_TOOL_NAMES, TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { decimalAtMostPattern } from "./decimal-pattern.js";
 import { describeValue } from "./describe-value.js";
 
@@ -216,7 +216,7 @@ export function toolList() {
   return z
     .array(z.enum(TOOL_NAMES))
     .min(1, {
-      error: `lists no tool, so the agent could not act; name at least one of ${TOOL_NAMES.join(", ")}, or leave tools out to offer them all`,
+      error: `lists no tool, so the agent could not act; name at least one of ${TOOL_NAMES.join(", ")}, or leave tools out to offer ${DEFAULT_TOOL_NAMES.join(", ")}`,
     })
     .check(refuseRepeatedTools)
     .meta({ uniqueItems: true });

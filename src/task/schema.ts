@@ -4,7 +4,7 @@ import { REASONING_EFFORTS, type Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import type { ProviderApi, ProviderName } from "../model/providers.js";
 import type { Sandbox, SandboxLimits } from "../tools/sandbox.js";
-import { TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
+import { DEFAULT_TOOL_NAMES, TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { describeValue } from "./describe-value.js";
 import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
@@ -23,6 +23,9 @@ export const DEFAULT_LIMITS = {
   maxRepeatedCalls: 5,
   maxContextTokens: 150_000,
 } as const;
+
+/** The `task` tool's settings when the task's `subagents:` leaves them out. */
+export const DEFAULT_SUBAGENTS = { maxSteps: 20, maxDepth: 1 } as const;
 
 /** Per-command bash limit when the task sets none: long enough for a test run, short enough to catch a hang. */
 export const DEFAULT_BASH_TIMEOUT_MS = 60_000;
@@ -112,7 +115,26 @@ export const TaskFileSchema = z
       .describe("How the conversation is kept within the model's context window."),
     tools: toolList()
       .optional()
-      .describe(`Tools the agent may use. Default: all of ${TOOL_NAMES.join(", ")}.`),
+      .describe(
+        `Tools the agent may use, of ${TOOL_NAMES.join(", ")}. Default: ${DEFAULT_TOOL_NAMES.join(", ")}; the plan (todo_write, todo_read) and subagents (task) are offered only when listed.`,
+      ),
+    subagents: z
+      .object({
+        max_steps: positiveInt(
+          `A subagent's step limit (its model calls, its own subagents' included) when its task call asks for none, and the most a call may ask for. Default: ${DEFAULT_SUBAGENTS.maxSteps}; at most 100,000.`,
+          100_000,
+        ),
+        max_depth: positiveInt(
+          `How deep subagents nest: at 1 a subagent cannot start subagents of its own; at 2 it can, and theirs cannot. Default: ${DEFAULT_SUBAGENTS.maxDepth}; at most 5.`,
+          5,
+        ),
+      })
+      .strict()
+      .meta({ minProperties: 1 })
+      .optional()
+      .describe(
+        "Settings of the task tool, which hands sub-tasks to subagents; list task in tools to offer it. A subagent's model calls, tokens and cost count against the task's limits. Default: the defaults of each field.",
+      ),
     tool_protocol: ToolProtocolSchema,
     reasoning: z
       .object({
@@ -242,6 +264,8 @@ export type Task = {
   workspace: string;
   limits: Limits;
   tools: ToolName[];
+  /** The `task` tool's settings (used when `tools` lists `task`). */
+  subagents: { maxSteps: number; maxDepth: number };
   bash: {
     timeoutMs: number;
     env: Record<string, string>;

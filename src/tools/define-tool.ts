@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { clip } from "../format.js";
+import type { PlanItem } from "./plan-store.js";
 
 /** What a tool hands back to the loop; `isError` results go to the model as `is_error: true`. */
 export type ToolResult = {
@@ -16,6 +17,8 @@ export type ToolResult = {
   timedOut?: boolean;
   /** bash only: the command policy refused the command, so nothing ran. */
   isRefused?: boolean;
+  /** todo_write only: the plan as it now stands (the loop reports it as a `plan_updated` event). */
+  plan?: readonly PlanItem[];
 };
 
 /** What every tool call gets from the runner; tools never read `process.cwd()` or `process.env`. */
@@ -26,6 +29,8 @@ export type ToolContext = {
   signal: AbortSignal;
   /** The call's `tool_use` id, when the loop runs it (a replay serves recorded results by it). */
   toolUseId?: string;
+  /** Set when a subagent makes the call: the `task` call that started it (its plan is its own). */
+  parentToolUseId?: string | undefined;
 };
 
 /** A tool as the loop sees it: validated input in, result out. */

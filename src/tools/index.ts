@@ -3,8 +3,11 @@ import type { FileToolOptions } from "./confined-open.js";
 import type { Tool } from "./define-tool.js";
 import { createEditFileTool } from "./edit-file.js";
 import { createListFilesTool } from "./list-files.js";
+import { createPlanStore, type PlanStore } from "./plan-store.js";
 import { protectFolders } from "./protected-folders.js";
 import { createReadFileTool } from "./read-file.js";
+import { createTodoReadTool } from "./todo-read.js";
+import { createTodoWriteTool } from "./todo-write.js";
 import type { ToolName } from "./tool-names.js";
 import { createWriteFileTool } from "./write-file.js";
 
@@ -17,7 +20,10 @@ export type ToolsOptions = {
   allowGitWrites?: boolean;
 };
 
-/** Builds the tools a task asks for, in the order it lists them (the order the model sees). */
+/**
+ * Builds the tools a task asks for, in the order it lists them (the order the model sees). `task`
+ * is not among them: the loop makes it (it starts loops of its own), see `RunAgentOptions`.
+ */
 export function createTools(names: readonly ToolName[], options: ToolsOptions): Tool[] {
   const files: FileToolOptions = {
     allowGitWrites: options.allowGitWrites === true,
@@ -25,10 +31,19 @@ export function createTools(names: readonly ToolName[], options: ToolsOptions): 
       ? {}
       : { protectedFolders: protectFolders(options.protectedPaths) }),
   };
-  return names.map((name) => createTool(name, options, files));
+  const plans = createPlanStore();
+  return names.flatMap((name) => {
+    const tool = createTool(name, options, files, plans);
+    return tool === undefined ? [] : [tool];
+  });
 }
 
-function createTool(name: ToolName, options: ToolsOptions, files: FileToolOptions): Tool {
+function createTool(
+  name: ToolName,
+  options: ToolsOptions,
+  files: FileToolOptions,
+  plans: PlanStore,
+): Tool | undefined {
   switch (name) {
     case "bash":
       return createBashTool(options.bash);
@@ -40,6 +55,12 @@ function createTool(name: ToolName, options: ToolsOptions, files: FileToolOption
       return createEditFileTool(files);
     case "list_files":
       return createListFilesTool(files);
+    case "todo_write":
+      return createTodoWriteTool(plans);
+    case "todo_read":
+      return createTodoReadTool(plans);
+    case "task":
+      return undefined;
     default: {
       const unknown: never = name;
       throw new Error(`unknown tool: ${String(unknown)}`);

@@ -21,6 +21,7 @@ export type InitInfo = {
     toolProtocol: ToolProtocol;
     reasoning: Reasoning | undefined;
     limits: Limits;
+    subagents: { maxSteps: number; maxDepth: number };
     bash: {
       timeoutMs: number;
       env: Readonly<Record<string, string>>;
@@ -91,6 +92,10 @@ export function initLine(info: InitInfo): InitLineShape {
         max_context_tokens: task.limits.maxContextTokens,
       },
       tools: info.tools,
+      subagents: {
+        max_steps: task.subagents.maxSteps,
+        max_depth: task.subagents.maxDepth,
+      },
       bash: {
         timeout_ms: task.bash.timeoutMs,
         env: task.bash.env,

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { RUN_STATUSES } from "../agent/events.js";
+import {
+  PlanLineBody,
+  TaskNotificationLineBody,
+  TaskStartedLineBody,
+} from "./agent-line-schemas.js";
 
 // The one vocabulary of transcript lines: the reader validates each line with these schemas, and
 // the writer's line builders (`lines.ts`) are typed by them, so the two cannot drift apart.
@@ -8,7 +13,7 @@ import { RUN_STATUSES } from "../agent/events.js";
  * The transcript format's version. A change to any line's shape bumps it and adds a migration in
  * `reader.ts`; readers refuse newer versions.
  */
-export const TRANSCRIPT_VERSION = 2;
+export const TRANSCRIPT_VERSION = 3;
 
 const UsageLineSchema = z.looseObject({
   input_tokens: z.number(),
@@ -110,7 +115,8 @@ const AssistantLineBody = z.looseObject({
     stop_sequence: z.string().nullable(),
     usage: z.looseObject({}),
   }),
-  parent_tool_use_id: z.null(),
+  /** The `task` call whose subagent wrote the reply; null for the top-level agent. */
+  parent_tool_use_id: z.string().nullable(),
   step: z.number().int().positive(),
   duration_ms: z.number(),
 });
@@ -121,7 +127,7 @@ const UserLineBody = z.looseObject({
     role: z.literal("user"),
     content: z.array(z.looseObject({ type: z.string() })),
   }),
-  parent_tool_use_id: z.null(),
+  parent_tool_use_id: z.string().nullable(),
   step: z.number().int().positive(),
   /** Present on tool results; absent on a text message the runner sent (a cut-off notice). */
   tool_name: z.string().optional(),
@@ -143,6 +149,7 @@ const RetryLineBody = z.looseObject({
   error: z.enum(SDK_ERROR_CATEGORIES),
   error_message: z.string(),
   step: z.number(),
+  parent_tool_use_id: z.string().optional(),
 });
 
 const ApiErrorLineBody = z.looseObject({
@@ -151,6 +158,7 @@ const ApiErrorLineBody = z.looseObject({
   error_status: z.number().nullable(),
   error: z.string(),
   step: z.number(),
+  parent_tool_use_id: z.string().optional(),
 });
 
 const CompactLineBody = z.looseObject({
@@ -162,6 +170,7 @@ const CompactLineBody = z.looseObject({
     post_tokens: z.number().optional(),
   }),
   step: z.number(),
+  parent_tool_use_id: z.string().optional(),
 });
 
 const LimitLineBody = z.looseObject({
@@ -170,6 +179,7 @@ const LimitLineBody = z.looseObject({
   used: z.number(),
   max: z.number(),
   step: z.number(),
+  parent_tool_use_id: z.string().optional(),
 });
 
 const CheckLineBody = z.looseObject({
@@ -221,6 +231,9 @@ export const ApiErrorLineSchema = ApiErrorLineBody.extend(Common);
 export const CompactLineSchema = CompactLineBody.extend(Common);
 export const LimitLineSchema = LimitLineBody.extend(Common);
 export const CheckLineSchema = CheckLineBody.extend(Common);
+export const PlanLineSchema = PlanLineBody.extend(Common);
+export const TaskStartedLineSchema = TaskStartedLineBody.extend(Common);
+export const TaskNotificationLineSchema = TaskNotificationLineBody.extend(Common);
 export const ResultLineSchema = ResultLineBody.extend(Common);
 
 /** Any transcript line, as read back. */
@@ -233,6 +246,9 @@ export const TranscriptLineSchema = z.union([
   CompactLineSchema,
   LimitLineSchema,
   CheckLineSchema,
+  PlanLineSchema,
+  TaskStartedLineSchema,
+  TaskNotificationLineSchema,
   ResultLineSchema,
 ]);
 
@@ -252,4 +268,7 @@ export type ApiErrorLineShape = Built<typeof ApiErrorLineBody>;
 export type CompactLineShape = Built<typeof CompactLineBody>;
 export type LimitLineShape = Built<typeof LimitLineBody>;
 export type CheckLineShape = Built<typeof CheckLineBody>;
+export type PlanLineShape = Built<typeof PlanLineBody>;
+export type TaskStartedLineShape = Built<typeof TaskStartedLineBody>;
+export type TaskNotificationLineShape = Built<typeof TaskNotificationLineBody>;
 export type ResultLineShape = Built<typeof ResultLineBody>;

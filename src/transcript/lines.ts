@@ -1,13 +1,17 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { ApiMessage, ModelErrorCategory, RetryNotice, Usage } from "../model/model-client.js";
+import { planLine, taskNotificationLine, taskStartedLine } from "./agent-lines.js";
 import type {
   ApiErrorLineShape,
   AssistantLineShape,
   CheckLineShape,
   CompactLineShape,
   LimitLineShape,
+  PlanLineShape,
   RetryLineShape,
+  TaskNotificationLineShape,
+  TaskStartedLineShape,
   UserLineShape,
 } from "./line-schemas.js";
 
@@ -21,7 +25,10 @@ type EventLineShape =
   | RetryLineShape
   | ApiErrorLineShape
   | CompactLineShape
-  | LimitLineShape;
+  | LimitLineShape
+  | PlanLineShape
+  | TaskStartedLineShape
+  | TaskNotificationLineShape;
 
 /**
  * One agent event as a transcript line (shapes of Claude Code's stream-json where they exist), or
@@ -29,6 +36,15 @@ type EventLineShape =
  * `model_warning` (the SDK's words about the call, which the batch log shows once).
  */
 export function eventLine(event: AgentEvent): EventLineShape | undefined {
+  const line = bodyLine(event);
+  // A subagent's line names the `task` call that started it (Claude Code's `parent_tool_use_id`).
+  const parent = event.subagent?.parentToolUseId;
+  return line === undefined || parent === undefined
+    ? line
+    : { ...line, parent_tool_use_id: parent };
+}
+
+function bodyLine(event: AgentEvent): EventLineShape | undefined {
   switch (event.type) {
     case "tool_start":
     case "model_warning":
@@ -70,6 +86,12 @@ export function eventLine(event: AgentEvent): EventLineShape | undefined {
         used: event.used,
         max: event.max,
       };
+    case "plan_updated":
+      return planLine(event);
+    case "subagent_start":
+      return taskStartedLine(event);
+    case "subagent_end":
+      return taskNotificationLine(event);
     default:
       return assertNever(event);
   }

@@ -6,13 +6,15 @@ import type { PermissionDenialShape, UserLineShape } from "./line-schemas.js";
 // says it never ran.
 
 /** A tool call of the run still without its result. */
-type OpenCall = { step: number; id: string; name: string };
+type OpenCall = { step: number; id: string; name: string; parentToolUseId: string | null };
 
 /** Follows a run's events: the tool calls still open, and the calls the command policy refused. */
 export type ToolCallLedger = {
   onEvent(event: AgentEvent): void;
   /** `user` lines answering each open call with an error that gives `reason`; none stay open. */
   closeOpen(reason: string): UserLineShape[];
+  /** The same for the open calls of the subagent the `task` call `toolUseId` started. */
+  closeSubagent(toolUseId: string, reason: string): UserLineShape[];
   /** The calls the command policy refused, as the result line's `permission_denials`. */
   denials(): PermissionDenialShape[];
 };
@@ -26,7 +28,8 @@ export function createToolCallLedger(): ToolCallLedger {
         for (const block of event.reply.content) {
           if (block.type === "tool_use" && typeof block.id === "string") {
             const name = typeof block.name === "string" ? block.name : String(block.name);
-            open.set(block.id, { step: event.step, id: block.id, name });
+            const parentToolUseId = event.subagent?.parentToolUseId ?? null;
+            open.set(block.id, { step: event.step, id: block.id, name, parentToolUseId });
           }
         }
       } else if (event.type === "tool_result") {
@@ -44,6 +47,11 @@ export function createToolCallLedger(): ToolCallLedger {
       const lines = [...open.values()].map((call) => notRunLine(call, reason));
       open.clear();
       return lines;
+    },
+    closeSubagent(toolUseId, reason) {
+      const calls = [...open.values()].filter((call) => call.parentToolUseId === toolUseId);
+      for (const call of calls) open.delete(call.id);
+      return calls.map((call) => notRunLine(call, reason));
     },
     denials: () => [...denials],
   };
@@ -63,7 +71,7 @@ function notRunLine(call: OpenCall, reason: string): UserLineShape {
         },
       ],
     },
-    parent_tool_use_id: null,
+    parent_tool_use_id: call.parentToolUseId,
     step: call.step,
     tool_name: call.name,
     not_run: true,

@@ -144,7 +144,8 @@ function evaluate(check: Check, workspace: string) {
   if (
     check.kind === "run" ||
     check.kind === "changed_files" ||
-    check.kind === "final_text_matches"
+    check.kind === "final_text_matches" ||
+    check.kind === "plan_complete"
   ) {
     throw new Error(`not a file check: ${check.kind}`);
   }

@@ -137,7 +137,7 @@ const TRANSCRIPT_CASES: [file: string, line: number, message: string][] = [
   [
     "newer-schema-version.jsonl",
     1,
-    "schema_version 3 is newer than this agent-run understands (2); upgrade agent-run",
+    "schema_version 4 is newer than this agent-run understands (3); upgrade agent-run",
   ],
   ["schema-version-missing.jsonl", 1, "schema_version must be a positive integer"],
   ["missing-init-line.jsonl", 1, "the first line must be the system/init line"],

@@ -72,7 +72,7 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
     await runCli(["--offline", "tasks/fix-failing-test.yaml", "--out", out]);
     const lines = await readTranscript(join(out, "fix-failing-test"));
 
-    expect(lines[0]).toMatchObject({ type: "system", subtype: "init", schema_version: 2 });
+    expect(lines[0]).toMatchObject({ type: "system", subtype: "init", schema_version: 3 });
     expect(lines.map((line) => line.type)).toEqual([
       "system",
       ...Array.from({ length: 4 }, () => ["assistant", "user"]).flat(),

@@ -23,7 +23,7 @@ describe("createDivergenceTracker", () => {
       [{ toolName: "bash", content: "one", isError: false, isInterrupted: false }],
       [{ toolName: "bash", content: "[cancelled]", isError: true, isInterrupted: true }],
     ];
-    const tracker = createDivergenceTracker(recorded, 2);
+    const tracker = createDivergenceTracker({ toolResults: recorded, subagents: new Map() }, 2);
     tracker.onEvent(toolResult(1, "one", false));
     tracker.onEvent(toolResult(2, "finished this time", false));
 
@@ -39,7 +39,7 @@ describe("createDivergenceTracker", () => {
       [{ toolName: "bash", content: "one", isError: false, isInterrupted: false }],
       [{ toolName: "bash", content: "two", isError: false, isInterrupted: false }],
     ];
-    const tracker = createDivergenceTracker(recorded, 2);
+    const tracker = createDivergenceTracker({ toolResults: recorded, subagents: new Map() }, 2);
     tracker.onEvent(toolResult(1, "uno", false));
     tracker.onEvent(toolResult(2, "[cancelled]", true));
 

@@ -29,6 +29,7 @@ const INFO: InitInfo = {
       maxRepeatedCalls: 5,
       maxContextTokens: 1000,
     },
+    subagents: { maxSteps: 20, maxDepth: 1 },
     bash: {
       timeoutMs: 1000,
       env: {},

@@ -4,7 +4,7 @@ import { formatProblem, TaskFileError } from "../../src/errors.js";
 import { loadTasks } from "../../src/task/load-task.js";
 import { DEFAULT_BASH_TIMEOUT_MS, DEFAULT_LIMITS } from "../../src/task/schema.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
-import { TOOL_NAMES } from "../../src/tools/tool-names.js";
+import { DEFAULT_TOOL_NAMES } from "../../src/tools/tool-names.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const BAD = "fixtures/bad-tasks";
@@ -84,6 +84,7 @@ describe("loadTasks: valid files", () => {
           maxContextTokens: 150_000,
         },
         tools: ["bash", "read_file"],
+        subagents: { maxSteps: 20, maxDepth: 1 },
         bash: {
           timeoutMs: 1_500,
           env: { CI: "1" },
@@ -103,7 +104,7 @@ describe("loadTasks: valid files", () => {
     ]);
   });
 
-  test("applies defaults: name from the file name, all tools, documented limits, no env", async () => {
+  test("applies defaults: name from the file name, the default tools, documented limits, no env", async () => {
     await using ws = await tmpWorkspace({
       files: { "proj/a.txt": "a", "fix-login.task.yaml": "prompt: Fix it\nworkspace: proj\n" },
     });
@@ -127,7 +128,8 @@ describe("loadTasks: valid files", () => {
       toolProtocol: "native",
       workspace: ws.path("proj"),
       limits: DEFAULT_LIMITS,
-      tools: [...TOOL_NAMES],
+      tools: [...DEFAULT_TOOL_NAMES],
+      subagents: { maxSteps: 20, maxDepth: 1 },
       bash: {
         timeoutMs: DEFAULT_BASH_TIMEOUT_MS,
         env: {},
@@ -247,11 +249,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "unknown-limit-key.yaml",
@@ -269,11 +271,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ],
     [
       "unknown-tool.yaml",
-      '6:5: tools[1]: unknown value "edit_files" (did you mean "edit_file"?); expected one of bash, read_file, write_file, edit_file, list_files',
+      '6:5: tools[1]: unknown value "edit_files" (did you mean "edit_file"?); expected one of bash, read_file, write_file, edit_file, list_files, todo_write, todo_read, task',
     ],
     [
       "tools-empty.yaml",
-      "4:8: tools: lists no tool, so the agent could not act; name at least one of bash, read_file, write_file, edit_file, list_files, or leave tools out to offer them all",
+      "4:8: tools: lists no tool, so the agent could not act; name at least one of bash, read_file, write_file, edit_file, list_files, todo_write, todo_read, task, or leave tools out to offer bash, read_file, write_file, edit_file, list_files",
     ],
     [
       "tools-repeated.yaml",
@@ -297,15 +299,15 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ],
     [
       "check-no-kind.yaml",
-      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches; got none",
+      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete; got none",
     ],
     [
       "check-two-kinds.yaml",
-      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches; got run and file_exists; split them into separate items",
+      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete; got run and file_exists; split them into separate items",
     ],
     [
       "check-unknown-key.yaml",
-      '5:5: checks[0].file_exist: unknown field "file_exist" (did you mean "file_exists"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches',
+      '5:5: checks[0].file_exist: unknown field "file_exist" (did you mean "file_exists"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete',
     ],
     [
       "check-not-a-mapping.yaml",
@@ -545,7 +547,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -749,14 +751,14 @@ describe("loadTasks: checks", () => {
 
     expect(problems).toEqual([
       `${file}:4:20: checks[0].file_contains: expected a mapping such as { path: README.md, text: "Goodbye" }, got "README.md"`,
-      `${file}:5:5: checks[0].text: unknown field "text" (did you mean "file_contains.text"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches`,
+      `${file}:5:5: checks[0].text: unknown field "text" (did you mean "file_contains.text"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete`,
       `${file}:6:25: checks[1].final_text_matches: invalid regular expression: /(fixed/i: Unterminated group`,
       `${file}:7:29: checks[2].changed_files.only[0]: expected a glob relative to the workspace root (like "src/**"), got "/src/**"`,
       `${file}:7:45: checks[2].changed_files.must: expected at least one glob; remove the field to drop this expectation`,
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
     ]);
   });
 

@@ -449,6 +449,7 @@ const INIT: InitInfo = {
       maxRepeatedCalls: 5,
       maxContextTokens: 150_000,
     },
+    subagents: { maxSteps: 20, maxDepth: 1 },
     bash: {
       timeoutMs: 60_000,
       env: { CI: "1" },

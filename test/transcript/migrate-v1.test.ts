@@ -86,7 +86,7 @@ describe("version-1 transcripts read as version 2", () => {
     expect(lines.at(-1)).toMatchObject({ status: "completed", terminal_reason: "completed" });
   });
 
-  test("a version-1 recording still replays, into a version-2 transcript", async () => {
+  test("a version-1 recording still replays, into a current (version-3) transcript", async () => {
     await using dir = await tmpWorkspace({});
     const text = (await readFile(OFFLINE, "utf8")).replaceAll("@ROOT@", resolve("."));
     await writeFile(dir.path("transcript.jsonl"), text);
@@ -106,6 +106,6 @@ describe("version-1 transcripts read as version 2", () => {
       passed: true,
     });
     const replayed = await readTranscript(dir.path("replays/fix-failing-test"));
-    expect(replayed[0]).toMatchObject({ schema_version: 2, origin: { kind: "replay" } });
+    expect(replayed[0]).toMatchObject({ schema_version: 3, origin: { kind: "replay" } });
   });
 });

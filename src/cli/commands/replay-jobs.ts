@@ -167,7 +167,13 @@ function describeDivergence(report: DivergenceReport): string {
   const compared = `${report.comparedSteps} ${report.comparedSteps === 1 ? "step" : "steps"} compared`;
   if (report.first === undefined) return `replay: no divergence (${compared})`;
   const count = report.divergentSteps.length;
-  return `replay: diverged at step ${report.first.step} (${report.first.toolName}); ${count} of ${report.comparedSteps} steps differ\n${report.first.diff}`;
+  const { first } = report;
+  // A subagent's result: the step of its task call, then its own step.
+  const where =
+    first.subagent === undefined
+      ? `step ${first.step}`
+      : `step ${first.step}, in the subagent of task call ${first.subagent.toolUseId} at its step ${first.subagent.step}`;
+  return `replay: diverged at ${where} (${first.toolName}); ${count} of ${report.comparedSteps} steps differ\n${first.diff}`;
 }
 
 /** Two jobs writing the same run folder would clobber each other and count twice in a report. */

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../errors.js";
 import { totalTokens, usageOf } from "../../model/model-client.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
+import { allRecordedReplies } from "../../replay/recorded-steps.js";
 import { RUN_MARKER_FILE, runDirState } from "../../run/run-folder.js";
 import { readTranscript } from "../../transcript/reader.js";
 import { printBatchEnd } from "../batch-end.js";
@@ -106,7 +107,8 @@ function resumeJob(folder: string, recorded: RecordedRun, args: ResumeArgs): Rep
       `${folder}: this run stopped at ${status}; resuming it would stop there again. Raise the limit with ${raise[status][1]}`,
     );
   }
-  const spentTokens = recorded.replies.reduce(
+  // The subagents' replies count too: they counted against the run's limits.
+  const spentTokens = allRecordedReplies(recorded).reduce(
     (sum, reply) => sum + totalTokens(usageOf(reply.usage)),
     0,
   );
