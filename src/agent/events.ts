@@ -108,8 +108,9 @@ type AgentEventBody =
       /** The command policy refused the call: it never ran. */
       isRefused?: boolean;
       /**
-       * The run was cancelled or timed out while the call ran (or before it began): its result is
-       * cut short, and a replay runs it again without comparing.
+       * The run was cancelled or timed out while the call ran (or before it began), or a limit of
+       * the run stopped the subagent a `task` call started: its result is cut short, and a replay
+       * runs it again without comparing.
        */
       isInterrupted?: boolean | undefined;
     }

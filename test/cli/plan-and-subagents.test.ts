@@ -300,3 +300,86 @@ describe("subagents (the task tool)", () => {
     expect(await readSummary(dir.path("replays/costly"))).toMatchObject({ status: "max_tokens" });
   });
 });
+
+describe("a subagent under the run's timeout", () => {
+  test("the timeout stops the subagent's command and both agents; every call is closed in order", async () => {
+    server.queue(
+      reply()
+        .toolUse("task", { description: "Wait", prompt: "Wait a while" }, "toolu_t1")
+        .toolUse("read_file", { path: "notes.txt" }, "toolu_after"),
+      reply()
+        .toolUse("bash", { command: "sleep 30" }, "toolu_sleep")
+        .toolUse("list_files", {}, "toolu_ls"),
+    );
+    const run = await runTask(
+      "slow",
+      "tools: [bash, read_file, list_files, task]\nlimits: { timeout: 1s }\n",
+    );
+
+    expect(run.exitCode).toBe(1);
+    const lines = await readTranscript(run.runDir);
+    const shape = lines
+      .filter((line) => line.type === "user" || String(line.subtype).startsWith("task_"))
+      .map((line) => [
+        kindOf(line),
+        line.tool_name ?? line.run_status,
+        line.parent_tool_use_id,
+        line.interrupted ?? line.not_run ?? null,
+      ]);
+    expect(shape).toEqual([
+      ["system/task_started", undefined, null, null],
+      ["user", "bash", "toolu_t1", true],
+      ["user", "list_files", "toolu_t1", true],
+      ["system/task_notification", "timeout", null, null],
+      ["user", "task", null, true],
+      ["user", "read_file", null, true],
+    ]);
+    expect(lines.find((line) => line.type === "limit_reached")).toMatchObject({
+      limit: "timeout",
+      parent_tool_use_id: "toolu_t1",
+    });
+    expect(lines.at(-1)).toMatchObject({ status: "timeout" });
+  });
+});
+
+describe("resuming a run stopped inside a subagent", () => {
+  test("the recorded steps (the subagent's too) are served; the subagent goes on live where it stopped", async () => {
+    server.queue(
+      reply().toolUse("task", { description: "Explore", prompt: "Look around" }, "toolu_t1"),
+      reply().toolUse("list_files", { path: "." }),
+      reply().toolUse("read_file", { path: "notes.txt" }),
+    );
+    const run = await runTask(
+      "stopped",
+      "tools: [read_file, list_files, task]\nlimits: { max_steps: 3 }\n",
+    );
+    expect(run.exitCode).toBe(1);
+    expect(await readSummary(run.runDir)).toMatchObject({ status: "max_steps", steps: 3 });
+
+    server.queue(
+      reply().text("notes.txt holds one line: one."),
+      reply().text("Explored: notes.txt holds one."),
+    );
+    const resumed = await runCli(["resume", run.runDir, "--max-steps", "10"], { env: KEY });
+
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stderr).toContain("[stopped] replay: no divergence (1 step compared)");
+    expect(server.requests).toHaveLength(5);
+    // The first live call continues the subagent's conversation, after its recorded steps.
+    const live = server.requests[3] as { messages: Array<{ role: string }> };
+    expect(live.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
+    const lines = await readTranscript(run.runDir);
+    const childSteps = lines
+      .filter((line) => line.type === "assistant" && line.parent_tool_use_id === "toolu_t1")
+      .map((line) => line.step);
+    expect(childSteps).toEqual([1, 2, 3]);
+    expect(lines.at(-1)).toMatchObject({ status: "completed", num_turns: 5 });
+    expect(lines[0]).toMatchObject({ origin: { kind: "resume", steps: 1 } });
+  });
+});

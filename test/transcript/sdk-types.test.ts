@@ -111,6 +111,36 @@ const SCENARIOS: Scenario[] = [
     status: "completed",
     replies: [reply().toolUse("bash", { command: "sudo true" }), reply().text("Could not.")],
   },
+  {
+    name: "plan",
+    status: "completed",
+    task: "tools: [bash, todo_write]\nchecks:\n  - plan_complete: true\n",
+    replies: [
+      reply().toolUse("todo_write", { todos: [{ content: "Look", status: "in_progress" }] }),
+      reply().toolUse("todo_write", { todos: [{ content: "Look", status: "completed" }] }),
+      reply().text("Done."),
+    ],
+  },
+  {
+    name: "subagent",
+    status: "completed",
+    task: "tools: [bash, read_file, task]\n",
+    replies: [
+      reply().toolUse("task", { description: "Read a", prompt: "Read a.txt", tools: ["read_file"] }),
+      reply().toolUse("read_file", { path: "a.txt" }),
+      reply().text("a.txt says hello."),
+      reply().text("Done."),
+    ],
+  },
+  {
+    name: "subagent-limit",
+    status: "max_tokens",
+    task: "tools: [bash, task]\nlimits: { max_tokens: 1000 }\n",
+    replies: [
+      reply().toolUse("task", { description: "Look", prompt: "Look around" }),
+      reply().toolUse("bash", { command: "ls" }).usage(5000, 10),
+    ],
+  },
 ];
 
 let dir: TmpWorkspace;
