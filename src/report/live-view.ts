@@ -129,7 +129,8 @@ export function createLiveReporter(options: {
       if (event.type !== "model_reply") return;
       const total = (tokens.get(name) ?? 0) + totalTokens(event.reply.usage);
       tokens.set(name, total);
-      live.update(name, event.step, total);
+      // A subagent's reply counts for the step of the task call that started it.
+      live.update(name, event.subagent?.rootStep ?? event.step, total);
     },
     onCheck: progress.onCheck,
     onTaskEnd(summary) {

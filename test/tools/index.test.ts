@@ -11,10 +11,11 @@ describe("createTools", () => {
     expect(tools.map((tool) => tool.name)).toEqual(["list_files", "bash", "edit_file"]);
   });
 
-  test("every tool name has a tool with a description and an object input schema", () => {
+  test("every tool name but task has a tool with a description and an object input schema", () => {
     const tools = createTools(TOOL_NAMES, options);
 
-    expect(tools.map((tool) => tool.name)).toEqual([...TOOL_NAMES]);
+    // The loop makes the task tool: it starts loops of its own.
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES.filter((name) => name !== "task"));
     for (const tool of tools) {
       expect(tool.description.length).toBeGreaterThan(50);
       expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });

@@ -126,7 +126,11 @@ const SCENARIOS: Scenario[] = [
     status: "completed",
     task: "tools: [bash, read_file, task]\n",
     replies: [
-      reply().toolUse("task", { description: "Read a", prompt: "Read a.txt", tools: ["read_file"] }),
+      reply().toolUse("task", {
+        description: "Read a",
+        prompt: "Read a.txt",
+        tools: ["read_file"],
+      }),
       reply().toolUse("read_file", { path: "a.txt" }),
       reply().text("a.txt says hello."),
       reply().text("Done."),
