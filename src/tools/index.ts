@@ -1,16 +1,17 @@
-import { type BashToolOptions, createBashTool } from "./bash.js";
+import { createBashTool } from "./bash.js";
 import type { FileToolOptions } from "./confined-open.js";
 import type { Tool } from "./define-tool.js";
 import { createEditFileTool } from "./edit-file.js";
 import { createListFilesTool } from "./list-files.js";
 import { protectFolders } from "./protected-folders.js";
 import { createReadFileTool } from "./read-file.js";
+import type { ShellOptions } from "./shell-command.js";
 import type { ToolName } from "./tool-names.js";
 import { createWriteFileTool } from "./write-file.js";
 
 /** Per-run settings the tools need. */
 export type ToolsOptions = {
-  bash: BashToolOptions;
+  bash: ShellOptions;
   /** The run's output and run folders, which the file tools refuse. */
   protectedPaths?: readonly string[];
   /** The file tools may write under a `.git` (the task's `allow_git_changes`). */
