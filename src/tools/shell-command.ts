@@ -16,6 +16,7 @@ import {
   type SandboxLimits,
   type SandboxUser,
   sandboxUser,
+  shellFlags,
 } from "./sandbox.js";
 import { MAX_TOOL_OUTPUT_CHARS } from "./truncate.js";
 
@@ -213,7 +214,7 @@ function buildShellCommand(
   readOnlyPaths: readonly string[],
 ): SandboxedCommand {
   const { sandbox } = settings;
-  if (sandbox === undefined) return { file: SHELL, args: ["-c", script] };
+  if (sandbox === undefined) return { file: SHELL, args: [...shellFlags(SHELL), "-c", script] };
   return buildBwrapCommand({
     bwrapPath: sandbox.bwrapPath,
     workspaceRoot,
