@@ -10,6 +10,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
+import { parseRecordedCommandTools } from "./recorded-command-tools.js";
 
 /**
  * One recorded tool result, as the divergence check compares it. `isInterrupted`: the run was
@@ -110,6 +111,7 @@ const RecordedTaskSchema = z.looseObject({
   allow_git_changes: z.boolean().default(false),
   replies: z.string().nullable(),
   checks: z.unknown(),
+  command_tools: z.unknown().optional(),
   workspace: z.object({
     source: z.string(),
     path: z.string(),
@@ -189,6 +191,12 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       `${path}:1: task.checks: the recorded checks are not in a shape this agent-run reads; give the task file with --task`,
     );
   }
+  const commandTools = parseRecordedCommandTools(recorded.command_tools);
+  if (!commandTools.ok) {
+    throw new TranscriptError(
+      `${path}:1: task.command_tools.${commandTools.message}; the transcript was edited, or comes from another agent-run, and agent-run will not use it`,
+    );
+  }
   return {
     name: recorded.name,
     file: recorded.file,
@@ -227,6 +235,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxOutputChars: recorded.bash.max_output,
       maxRecordedChars: recorded.bash.max_recorded_output,
     },
+    commandTools: commandTools.tools,
     sandbox: recorded.sandbox,
     sandboxLimits: {
       tmpBytes: recorded.sandbox_limits.tmp_size,

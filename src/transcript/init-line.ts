@@ -3,6 +3,7 @@ import type { Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import { effectiveCompat } from "../model/providers.js";
 import type { Limits, ProviderSettings, ToolProtocol } from "../task/schema.js";
+import type { CommandToolSpec } from "../tools/command-tool-spec.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
 
@@ -11,6 +12,7 @@ export type InitInfo = {
   agentRunVersion: string;
   model: string;
   system: string;
+  /** Every tool offered: the built-in ones the task lists, then its command tools. */
   tools: readonly string[];
   task: {
     name: string;
@@ -32,6 +34,9 @@ export type InitInfo = {
       maxOutputChars: number;
       maxRecordedChars: number;
     };
+    /** The task's `tools:` (built-in tools only). */
+    tools: readonly string[];
+    commandTools: readonly CommandToolSpec[];
     sandbox: string;
     sandboxLimits: SandboxLimits;
     allowGitChanges: boolean;
@@ -90,7 +95,7 @@ export function initLine(info: InitInfo): InitLineShape {
         max_repeated_calls: task.limits.maxRepeatedCalls,
         max_context_tokens: task.limits.maxContextTokens,
       },
-      tools: info.tools,
+      tools: [...task.tools],
       bash: {
         timeout_ms: task.bash.timeoutMs,
         env: task.bash.env,
@@ -99,6 +104,7 @@ export function initLine(info: InitInfo): InitLineShape {
         max_output: task.bash.maxOutputChars,
         max_recorded_output: task.bash.maxRecordedChars,
       },
+      command_tools: task.commandTools.map(commandToolJson),
       sandbox: task.sandbox,
       sandbox_limits: {
         tmp_size: task.sandboxLimits.tmpBytes,
@@ -210,4 +216,16 @@ export function checkJson(check: Check): Record<string, unknown> {
     default:
       return { ...check };
   }
+}
+
+/** A command tool in the init line's snake_case (its task-file line included). */
+function commandToolJson(tool: CommandToolSpec): Record<string, unknown> {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+    command: tool.command,
+    timeout_ms: tool.timeoutMs,
+    line: tool.line,
+  };
 }

@@ -5,7 +5,7 @@
  */
 export const HOSTILE_TOOL_INPUT = {
   id: `'"; touch pwned; echo "'`,
-  query: "$(touch pwned) `touch pwned` ${IFS}; rm -rf x && touch pwned || touch pwned",
+  query: "$(touch pwned) `touch pwned` $IFS; rm -rf x && touch pwned || touch pwned",
   lines: "first\nsecond\r\nthird\n\ttabbed\n; touch pwned\n",
   controls: "\u0001\u0002\u0007\b\u000b\f\u001b[31m\u007f",
   unicode: "snowman ☃, emoji 😀, right-to-left \u202e, zero-width \u200b",

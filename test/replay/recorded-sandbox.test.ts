@@ -39,6 +39,8 @@ const INFO: InitInfo = {
       maxOutputChars: 10,
       maxRecordedChars: 10,
     },
+    tools: ["bash"],
+    commandTools: [],
     sandbox: "bwrap",
     sandboxLimits: LIMITS,
     allowGitChanges: false,
