@@ -58,7 +58,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
   const task = replayedTask(options, isPartial);
   const ending = new AbortController();
   let served = 0;
-  const tracker = createDivergenceTracker(recorded.toolResults, options.untilStep);
+  const tracker = divergenceTracker(options, task);
   const spliced = createSplicedModel({
     recorded: recorded.replies,
     untilStep: options.untilStep,
@@ -122,6 +122,14 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     redact(`${JSON.stringify(divergenceJson(divergence), null, 2)}\n`),
   );
   return { summary, divergence };
+}
+
+/** Compares the replay's tool results with the recording's, masking timings in every command's output. */
+function divergenceTracker(options: ReplayOptions, task: Task) {
+  const { recorded } = options;
+  const commandTools = [...recorded.task.commandTools, ...task.commandTools];
+  const names = commandTools.map((tool) => tool.name);
+  return createDivergenceTracker(recorded.toolResults, options.untilStep, names);
 }
 
 /** The task as replayed: recorded, re-graded with `--task`'s checks, or (fork, resume) `--task` itself. */
