@@ -2,10 +2,12 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
 import { HOSTILE_TOOL_INPUT, stdinBytesOf } from "../helpers/hostile-tool-input.js";
+import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { useModelServer } from "../helpers/model-server.js";
 import { readTranscript } from "../helpers/outputs.js";
 import { reply } from "../helpers/replies.js";
 import { runCli } from "../helpers/run-cli.js";
+import { spawnCli } from "../helpers/spawn-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 // Issue 17 §3: a task's command tools in a whole run, against the (msw-mocked) Messages API, with
@@ -111,5 +113,32 @@ describe("command tools in a run, and its replay", () => {
       stdinBytesOf(HOSTILE_TOOL_INPUT),
     );
     expect(existsSync(dir.path("replayed/t/workspace/pwned"))).toBe(false);
+  });
+
+  test("the built binary (a spawned CLI, the API on 127.0.0.1) does the same, and replays it", async () => {
+    await using dir = await tmpWorkspace({
+      files: { "ws/tools/echo-input.mjs": ECHO_INPUT, "t.yaml": TASK },
+    });
+    await using api = await startMockHttpServer();
+    api.queue(reply().toolUse("store_input", { ...HOSTILE_TOOL_INPUT }), reply().text("Stored."));
+
+    const run = await spawnCli([dir.path("t.yaml"), "--out", dir.path("out")], {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: api.url,
+    });
+    const replay = await spawnCli(
+      ["replay", dir.path("out/t/transcript.jsonl"), "-o", dir.path("replayed"), "--strict"],
+      {},
+    );
+
+    expect([run.code, replay.code], `${run.stderr}\n${replay.stderr}`).toEqual([0, 0]);
+    expect(replay.stderr).toMatch(/replay: no divergence/);
+    for (const folder of ["out", "replayed"]) {
+      const workspace = dir.path(`${folder}/t/workspace`);
+      expect(await readFile(`${workspace}/received.json`)).toEqual(
+        stdinBytesOf(HOSTILE_TOOL_INPUT),
+      );
+      expect(existsSync(`${workspace}/pwned`)).toBe(false);
+    }
   });
 });
