@@ -19,7 +19,7 @@ export type CommandToolSpec = {
 };
 
 /** The Messages API's rule for tool names (OpenAI's for function names too). */
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Names starting with this belong to MCP servers' tools (`mcp__server__tool`, as Claude Code names them). */
 export const MCP_TOOL_PREFIX = "mcp__";

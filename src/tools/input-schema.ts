@@ -6,10 +6,10 @@ import { nestsDeeperThan } from "../json-depth.js";
 // the task is loaded (or read back from a transcript), and the model's input checked against them.
 
 /** Deepest a schema may nest: far past any tool's input, well short of the compiler's stack. */
-export const MAX_INPUT_SCHEMA_DEPTH = 64;
+const MAX_INPUT_SCHEMA_DEPTH = 64;
 
 /** A compiled schema, or why it does not compile (Ajv's own words). */
-export type CompiledInputSchema =
+type CompiledInputSchema =
   | { ok: true; validate: ValidateFunction }
   | { ok: false; message: string };
 

@@ -26,7 +26,7 @@ import { MAX_TOOL_OUTPUT_CHARS } from "./truncate.js";
 // closing line saying how it ended.
 
 /** Most characters of a command's output kept for the transcript (head and tail, ~1 MB). */
-export const MAX_RECORDED_OUTPUT_CHARS = 1_000_000;
+const MAX_RECORDED_OUTPUT_CHARS = 1_000_000;
 
 /** Settings fixed per run; the model chooses only the command (bash) or the input (a command tool). */
 export type ShellOptions = {
