@@ -103,7 +103,7 @@ type AgentEventBody =
       block: ToolResultBlock;
       durationMs: number;
       exitCode: number | null | undefined;
-      /** A larger copy of the output than the model got, for the transcript (bash). */
+      /** A larger copy of the output than the model got, for the transcript (commands). */
       recordedContent?: string | undefined;
       /** The command policy refused the call: it never ran. */
       isRefused?: boolean;

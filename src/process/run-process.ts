@@ -113,7 +113,8 @@ export function startCommand(
     cwd?: string;
     env: Record<string, string>;
     detached: boolean;
-    input?: string | Uint8Array;
+    /** Written to stdin, which is then closed; without it stdin is /dev/null. */
+    input?: string | Uint8Array | undefined;
     /** Written to the command's file descriptor 3 (bubblewrap's `--ro-bind-data 3`). */
     fd3?: Uint8Array | undefined;
   },
@@ -164,21 +165,22 @@ function spawn(
     cwd?: string;
     env: Record<string, string>;
     detached: boolean;
-    input?: string | Uint8Array;
+    input?: string | Uint8Array | undefined;
     fd3?: Uint8Array | undefined;
   },
 ) {
+  // Bytes in a stdio slot are written to that descriptor, which is then closed: stdin gets the
+  // input (or is /dev/null), fd 3 bubblewrap's data; one does not rule out the other.
+  const stdin = options.input === undefined ? ("ignore" as const) : Buffer.from(options.input);
   const stdio =
     options.fd3 === undefined
-      ? options.input === undefined
-        ? { stdin: "ignore" as const }
-        : { input: options.input }
-      : { stdio: ["ignore", "pipe", "pipe", options.fd3] as const };
+      ? ([stdin, "pipe", "pipe"] as const)
+      : ([stdin, "pipe", "pipe", options.fd3] as const);
   return execa(file, args, {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: options.env,
     extendEnv: false,
-    ...stdio,
+    stdio,
     buffer: false,
     detached: options.detached,
     reject: false,

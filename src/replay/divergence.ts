@@ -43,10 +43,22 @@ type Replayed = {
 /**
  * Collects a replay's tool results (top-level steps 1..`untilStep`, with their subagents'), then
  * compares each with the recorded one of the same agent, step and position, except calls cut short
- * by a cancellation or timeout. Before comparing, the workspace paths become `<workspace>`, and
- * bash output's timings (`12.3ms`, `duration_ms 45`) are masked: they differ on every run.
+ * by a cancellation or timeout. Before comparing, the workspace paths become `<workspace>`, and the
+ * timings in the output of commands (`12.3ms`, `duration_ms 45`: bash's, and those of the tools
+ * named in `commandTools`) are masked: they differ on every run.
  */
-export function createDivergenceTracker(recorded: RecordedResults, untilStep: number) {
+export function createDivergenceTracker(
+  recorded: RecordedResults,
+  untilStep: number,
+  commandTools: readonly string[] = [],
+) {
+  const commands = new Set(["bash", ...commandTools]);
+  const normalize = (result: RecordedToolResult, workspace: string) =>
+    normalizeResult(result, workspace, commands);
+  const isSame = (a: RecordedToolResult, b: RecordedToolResult, paths: WorkspacePaths) =>
+    a.toolName === b.toolName &&
+    a.isError === b.isError &&
+    normalize(a, paths.recorded) === normalize(b, paths.replayed);
   const replayed: Replayed[] = [];
   const positions = new Map<string, number>();
   return {
@@ -105,19 +117,15 @@ function recordedResult(
   return results?.[entry.step - 1]?.[entry.position];
 }
 
-function isSame(a: RecordedToolResult, b: RecordedToolResult, paths: WorkspacePaths): boolean {
-  return (
-    a.toolName === b.toolName &&
-    a.isError === b.isError &&
-    normalize(a, paths.recorded) === normalize(b, paths.replayed)
-  );
-}
-
-/** A result's content as compared: its workspace path replaced, and bash timings masked. */
-function normalize(result: RecordedToolResult, workspace: string): string {
+/** A result's content as compared: its workspace path replaced, and a command's timings masked. */
+function normalizeResult(
+  result: RecordedToolResult,
+  workspace: string,
+  commands: ReadonlySet<string>,
+): string {
   const content =
     workspace === "" ? result.content : result.content.split(workspace).join("<workspace>");
-  return result.toolName === "bash" ? maskTimings(content) : content;
+  return commands.has(result.toolName) ? maskTimings(content) : content;
 }
 
 /** Replaces the timings test runners and tools print, which differ from run to run. */

@@ -10,6 +10,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
+import { parseRecordedCommandTools } from "./recorded-command-tools.js";
 import { type RecordedAgent, type RecordedToolResult, recordedAgents } from "./recorded-steps.js";
 
 /** What a transcript says about its run, in the shape replay, fork and resume need. */
@@ -108,6 +109,7 @@ const RecordedTaskSchema = z.looseObject({
   allow_git_changes: z.boolean().default(false),
   replies: z.string().nullable(),
   checks: z.unknown(),
+  command_tools: z.unknown().optional(),
   workspace: z.object({
     source: z.string(),
     path: z.string(),
@@ -163,6 +165,12 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       `${path}:1: task.checks: the recorded checks are not in a shape this agent-run reads; give the task file with --task`,
     );
   }
+  const commandTools = parseRecordedCommandTools(recorded.command_tools);
+  if (!commandTools.ok) {
+    throw new TranscriptError(
+      `${path}:1: task.command_tools.${commandTools.message}; the transcript was edited, or comes from another agent-run, and agent-run will not use it`,
+    );
+  }
   return {
     name: recorded.name,
     file: recorded.file,
@@ -205,6 +213,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxOutputChars: recorded.bash.max_output,
       maxRecordedChars: recorded.bash.max_recorded_output,
     },
+    commandTools: commandTools.tools,
     sandbox: recorded.sandbox,
     sandboxLimits: {
       tmpBytes: recorded.sandbox_limits.tmp_size,

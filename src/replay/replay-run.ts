@@ -65,7 +65,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
       return inner.complete(request, completeOptions);
     },
   });
-  const tracker = createDivergenceTracker(recorded, options.untilStep);
+  const tracker = divergenceTracker(options, task);
   const model = createSplicedModel({
     recorded: recorded.replies,
     untilStep: options.untilStep,
@@ -123,6 +123,14 @@ function recordedSteps(options: ReplayOptions) {
   if (options.next === undefined) return {};
   const steps = Math.min(options.untilStep, recorded.replies.length);
   return { recordedSteps: { provider: recorded.task.provider.name, model: recorded.model, steps } };
+}
+
+/** Compares the replay's tool results with the recording's, masking timings in every command's output. */
+function divergenceTracker(options: ReplayOptions, task: Task) {
+  const { recorded } = options;
+  const commandTools = [...recorded.task.commandTools, ...task.commandTools];
+  const names = commandTools.map((tool) => tool.name);
+  return createDivergenceTracker(recorded, options.untilStep, names);
 }
 
 /** The task as replayed: recorded, re-graded with `--task`'s checks, or (fork, resume) `--task` itself. */

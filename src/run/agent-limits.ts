@@ -81,6 +81,7 @@ export async function runAgentWithLimits(
           sandboxLimits: task.sandboxLimits,
           readOnlyPaths: setup.readOnlyPaths,
         },
+        commandTools: task.commandTools,
         protectedPaths: setup.protectedPaths,
         allowGitWrites: task.allowGitChanges,
       }),

@@ -99,7 +99,7 @@ export function writeInit(
         agentRunVersion: AGENT_RUN_VERSION,
         model: options.modelName,
         system: run.system,
-        tools: task.tools,
+        tools: [...task.tools, ...task.commandTools.map((tool) => tool.name)],
         task: { ...task, sandbox: options.sandbox ?? task.sandbox },
         workspace: {
           source: task.workspace,

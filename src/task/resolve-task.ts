@@ -4,6 +4,7 @@ import type { TaskFileProblem } from "../errors.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
+import { resolveCommandTools } from "./resolve-command-tools.js";
 import { resolveProvider } from "./resolve-provider.js";
 import { resolveReasoning } from "./resolve-reasoning.js";
 import { toolProblems } from "./resolve-tools.js";
@@ -28,15 +29,19 @@ export function resolveTask(
 ): { task: Task; problems: TaskFileProblem[] } {
   const provider = resolveProvider(file, data, locator);
   const reasoning = resolveReasoning(file, data, provider.provider.api, locator);
+  const built = buildTask(file, data, locator);
+  const tools = resolveCommandTools(file, data, locator, built.bash.timeoutMs);
   const task = {
-    ...buildTask(file, data, locator),
+    ...built,
     provider: provider.provider,
     reasoning: reasoning.reasoning,
+    commandTools: tools.commandTools,
   };
   const problems: TaskFileProblem[] = [
     ...provider.problems,
     ...reasoning.problems,
     ...toolProblems(file, data, locator),
+    ...tools.problems,
   ];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
@@ -62,7 +67,7 @@ function buildTask(
   file: string,
   data: TaskFile,
   locator: Locator,
-): Omit<Task, "provider" | "reasoning"> {
+): Omit<Task, "provider" | "reasoning" | "commandTools"> {
   const folder = dirname(file);
   return {
     name: data.name ?? parse(file).name,

@@ -2,12 +2,12 @@ import { z } from "zod";
 import { DEFAULT_SANDBOX_LIMITS, formatBytes } from "../tools/sandbox.js";
 import { byteSize, positiveInt } from "./schema-fields.js";
 
-/** A task's `sandbox` field: whether bash and run checks run under bubblewrap. */
+/** A task's `sandbox` field: whether bash, command tools and run checks run under bubblewrap. */
 export const SandboxSchema = z
   .enum(["none", "bwrap"])
   .optional()
   .describe(
-    'Run each bash command and run check under bubblewrap ("bwrap"): the workspace writable (in place, its .git folders and the output folders are not), the rest of the file system read-only, no network, a private /tmp, bounded by sandbox_limits. Default: "none". --sandbox overrides it.',
+    'Run each bash command, command tool call and run check under bubblewrap ("bwrap"): the workspace writable (in place, its .git folders and the output folders are not), the rest of the file system read-only, no network, a private /tmp, bounded by sandbox_limits. Default: "none". --sandbox overrides it.',
   );
 
 /** A task's `sandbox_limits` section: the bounds of each sandboxed command. */

@@ -3,9 +3,11 @@ import type { Check } from "../checks/types.js";
 import { REASONING_EFFORTS, type Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import type { ProviderApi, ProviderName } from "../model/providers.js";
+import type { CommandToolSpec } from "../tools/command-tool-spec.js";
 import type { Sandbox, SandboxLimits } from "../tools/sandbox.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
+import { CommandToolsSchema } from "./command-tools-schema.js";
 import { describeValue } from "./describe-value.js";
 import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
 import { SandboxLimitsSchema, SandboxSchema } from "./sandbox-schema.js";
@@ -196,7 +198,8 @@ export const TaskFileSchema = z
       })
       .strict()
       .optional()
-      .describe("Settings for the bash tool."),
+      .describe("Settings for the bash tool, which command tools share."),
+    command_tools: CommandToolsSchema,
     sandbox: SandboxSchema,
     sandbox_limits: SandboxLimitsSchema,
     allow_git_changes: z
@@ -279,6 +282,8 @@ export type Task = {
     maxOutputChars: number;
     maxRecordedChars: number;
   };
+  /** The task's own tools (`command_tools:`), offered after `tools`; empty when it has none. */
+  commandTools: CommandToolSpec[];
   sandbox: Sandbox;
   /** What each sandboxed command may use (whenever the sandbox is on, `--sandbox` included). */
   sandboxLimits: SandboxLimits;

@@ -185,11 +185,12 @@ function stripLiteralHeredocs(command: string): string {
 }
 
 /**
- * The tool error for a refused command. The run is unattended: there is nobody to ask, so the
- * model is told to work around it or report the need in its final reply.
+ * The tool error for a refused command (`toolName`: bash, or the command tool that runs it). The
+ * run is unattended: there is nobody to ask, so the model is told to work around it or report the
+ * need in its final reply.
  */
-export function describeRefusal(rule: string): string {
-  return `bash: refused by ${rule}. Nobody is there to ask: this run is unattended. Do the task another way, or say in your final reply that it needs this command`;
+export function describeRefusal(rule: string, toolName = "bash"): string {
+  return `${toolName}: refused by ${rule}. Nobody is there to ask: this run is unattended. Do the task another way, or say in your final reply that it needs this command`;
 }
 
 /**

@@ -6,16 +6,16 @@ import type { PlanItem } from "./plan-store.js";
 export type ToolResult = {
   content: string;
   /**
-   * A larger copy of `content` for the transcript (bash: up to ~1 MB of output, head and tail);
-   * absent when it would equal `content`.
+   * A larger copy of `content` for the transcript (commands: up to ~1 MB of output, head and
+   * tail); absent when it would equal `content`.
    */
   recordedContent?: string;
   isError: boolean;
-  /** bash only: the command's exit code (null when it was killed by a signal or timed out). */
+  /** Commands only (bash, command tools): the exit code (null when killed by a signal or timed out). */
   exitCode?: number | null;
-  /** bash only: the per-command timeout killed it. */
+  /** Commands only: the per-command timeout killed it. */
   timedOut?: boolean;
-  /** bash only: the command policy refused the command, so nothing ran. */
+  /** Commands only: the command policy refused the command, so nothing ran. */
   isRefused?: boolean;
   /** todo_write only: the plan as it now stands (the loop reports it as a `plan_updated` event). */
   plan?: readonly PlanItem[];

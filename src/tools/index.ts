@@ -1,4 +1,6 @@
-import { type BashToolOptions, createBashTool } from "./bash.js";
+import { createBashTool } from "./bash.js";
+import { createCommandTool } from "./command-tool.js";
+import type { CommandToolSpec } from "./command-tool-spec.js";
 import type { FileToolOptions } from "./confined-open.js";
 import type { Tool } from "./define-tool.js";
 import { createEditFileTool } from "./edit-file.js";
@@ -6,6 +8,7 @@ import { createListFilesTool } from "./list-files.js";
 import { createPlanStore, type PlanStore } from "./plan-store.js";
 import { protectFolders } from "./protected-folders.js";
 import { createReadFileTool } from "./read-file.js";
+import type { ShellOptions } from "./shell-command.js";
 import { createTodoReadTool } from "./todo-read.js";
 import { createTodoWriteTool } from "./todo-write.js";
 import type { ToolName } from "./tool-names.js";
@@ -13,7 +16,9 @@ import { createWriteFileTool } from "./write-file.js";
 
 /** Per-run settings the tools need. */
 export type ToolsOptions = {
-  bash: BashToolOptions;
+  bash: ShellOptions;
+  /** The task's own tools (`command_tools:`), run with the bash settings and their own timeouts. */
+  commandTools?: readonly CommandToolSpec[];
   /** The run's output and run folders, which the file tools refuse. */
   protectedPaths?: readonly string[];
   /** The file tools may write under a `.git` (the task's `allow_git_changes`). */
@@ -21,7 +26,8 @@ export type ToolsOptions = {
 };
 
 /**
- * Builds the tools a task asks for, in the order it lists them (the order the model sees). `task`
+ * Builds the built-in tools a task asks for, in the order it lists them (the order the model
+ * sees), then its command tools in file order: those are offered whatever `names` holds. `task`
  * is not among them: the loop makes it (it starts loops of its own), see `RunAgentOptions`.
  */
 export function createTools(names: readonly ToolName[], options: ToolsOptions): Tool[] {
@@ -32,10 +38,14 @@ export function createTools(names: readonly ToolName[], options: ToolsOptions): 
       : { protectedFolders: protectFolders(options.protectedPaths) }),
   };
   const plans = createPlanStore();
-  return names.flatMap((name) => {
+  const builtIn = names.flatMap((name) => {
     const tool = createTool(name, options, files, plans);
     return tool === undefined ? [] : [tool];
   });
+  const commands = (options.commandTools ?? []).map((spec) =>
+    createCommandTool(spec, options.bash),
+  );
+  return [...builtIn, ...commands];
 }
 
 function createTool(

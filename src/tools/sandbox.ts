@@ -158,8 +158,8 @@ export function buildBwrapCommand(options: {
   const readOnly = (options.readOnlyPaths ?? []).flatMap((path) => ["--ro-bind-try", path, path]);
   // On the script's first line, so that the shell's "line N" in messages stays the script's.
   const bounded = `${ulimitLine(limits, shell, env)}; ${script}`;
-  const command =
-    user === undefined ? [shell, "-c", bounded] : [...setpriv(user), shell, "-c", bounded];
+  const run = [shell, ...shellFlags(shell), "-c", bounded];
+  const command = user === undefined ? run : [...setpriv(user), ...run];
   const args = [
     ["--ro-bind", "/", "/"],
     ["--dev", "/dev"],
@@ -185,6 +185,11 @@ export function buildBwrapCommand(options: {
   ].flat();
   if (user === undefined) return { file: bwrapPath, args };
   return { file: bwrapPath, args, fd3: Buffer.from(gitSystemConfig(env)) };
+}
+
+/** A shell's flags: bash with a socket as stdin (node's pipes are) would run ~/.bashrc without `--norc`. */
+export function shellFlags(shell: string): string[] {
+  return basename(shell) === "bash" ? ["--norc"] : [];
 }
 
 /** The empty /run's size: nothing the command writes there needs more. */
@@ -279,11 +284,7 @@ function findProgram(
   searchPath: string | undefined,
   systemDirs: readonly string[],
 ): string | undefined {
-  return findExecutable(name, [...systemDirs, ...(searchPath ?? "").split(delimiter)]);
-}
-
-function findExecutable(name: string, dirs: readonly string[]): string | undefined {
-  for (const dir of dirs) {
+  for (const dir of [...systemDirs, ...(searchPath ?? "").split(delimiter)]) {
     // Relative PATH entries (`.`, empty) would find a program planted in the workspace.
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, name);

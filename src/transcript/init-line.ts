@@ -3,6 +3,7 @@ import type { Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import { effectiveCompat } from "../model/providers.js";
 import type { Limits, ProviderSettings, ToolProtocol } from "../task/schema.js";
+import type { CommandToolSpec } from "../tools/command-tool-spec.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
 
@@ -11,6 +12,7 @@ export type InitInfo = {
   agentRunVersion: string;
   model: string;
   system: string;
+  /** Every tool offered: the built-in ones the task lists, then its command tools. */
   tools: readonly string[];
   task: {
     name: string;
@@ -33,6 +35,9 @@ export type InitInfo = {
       maxOutputChars: number;
       maxRecordedChars: number;
     };
+    /** The task's `tools:` (built-in tools only). */
+    tools: readonly string[];
+    commandTools: readonly CommandToolSpec[];
     sandbox: string;
     sandboxLimits: SandboxLimits;
     allowGitChanges: boolean;
@@ -82,16 +87,8 @@ export function initLine(info: InitInfo): InitLineShape {
               effort: task.reasoning.effort ?? null,
               budget_tokens: task.reasoning.budgetTokens ?? null,
             },
-      limits: {
-        max_steps: task.limits.maxSteps,
-        max_tokens: task.limits.maxTokens,
-        max_output_tokens: task.limits.maxOutputTokens,
-        timeout_ms: task.limits.timeoutMs,
-        max_cost_usd: task.limits.maxCostUsd ?? null,
-        max_repeated_calls: task.limits.maxRepeatedCalls,
-        max_context_tokens: task.limits.maxContextTokens,
-      },
-      tools: info.tools,
+      limits: limitsLine(task.limits),
+      tools: [...task.tools],
       subagents: {
         max_steps: task.subagents.maxSteps,
         max_depth: task.subagents.maxDepth,
@@ -104,6 +101,7 @@ export function initLine(info: InitInfo): InitLineShape {
         max_output: task.bash.maxOutputChars,
         max_recorded_output: task.bash.maxRecordedChars,
       },
+      command_tools: task.commandTools.map(commandToolJson),
       sandbox: task.sandbox,
       sandbox_limits: {
         tmp_size: task.sandboxLimits.tmpBytes,
@@ -123,6 +121,19 @@ export function initLine(info: InitInfo): InitLineShape {
       offline: info.offline,
     },
     ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+  };
+}
+
+/** The limits in force, in snake_case (`max_cost_usd` null without a cost cap). */
+function limitsLine(limits: Limits) {
+  return {
+    max_steps: limits.maxSteps,
+    max_tokens: limits.maxTokens,
+    max_output_tokens: limits.maxOutputTokens,
+    timeout_ms: limits.timeoutMs,
+    max_cost_usd: limits.maxCostUsd ?? null,
+    max_repeated_calls: limits.maxRepeatedCalls,
+    max_context_tokens: limits.maxContextTokens,
   };
 }
 
@@ -215,4 +226,16 @@ export function checkJson(check: Check): Record<string, unknown> {
     default:
       return { ...check };
   }
+}
+
+/** A command tool in the init line's snake_case (its task-file line included). */
+function commandToolJson(tool: CommandToolSpec): Record<string, unknown> {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+    command: tool.command,
+    timeout_ms: tool.timeoutMs,
+    line: tool.line,
+  };
 }

@@ -20,6 +20,7 @@ const EXAMPLES = {
   "deepseek-add-divide": "fixtures/workspaces/calculator",
   "text-protocol-default-name": "fixtures/workspaces/greeter",
   "think-add-shout": "fixtures/workspaces/greeter",
+  "ticket-lookup": "fixtures/workspaces/tracker",
 } as const;
 
 describe("agent-run --offline tasks/*.yaml (the README's first command)", () => {
@@ -34,8 +35,8 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
       expect(summary).toMatchObject({ name, status: "completed", error: null });
     }
     expect(await treeContents("fixtures/workspaces")).toEqual(before);
-    expect(run.stdout).toMatch(/^\| total +\| +\| 6\/6 +\| +18\/18 \|/m);
-    expect(run.stdout).toContain("6/6 passed (100.0%)");
+    expect(run.stdout).toMatch(/^\| total +\| +\| 7\/7 +\| +21\/21 \|/m);
+    expect(run.stdout).toContain("7/7 passed (100.0%)");
   });
 
   test.each(Object.entries(EXAMPLES))(
@@ -147,5 +148,41 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
       ]);
       expect(replay.exitCode, `${name}: ${replay.stderr}`).toBe(0);
     }
+  });
+
+  test("the command-tool example records its tools and their exit codes, and replays --strict", async () => {
+    const run = await runCli(["--offline", "tasks/ticket-lookup.yaml", "--out", out]);
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    const lines = await readTranscript(join(out, "ticket-lookup"));
+    expect(lines[0]).toMatchObject({
+      tools: ["read_file", "edit_file", "lookup_ticket", "run_tests"],
+      task: {
+        tools: ["read_file", "edit_file"],
+        command_tools: [
+          { name: "lookup_ticket", command: "node tools/lookup-ticket.mjs", timeout_ms: 60_000 },
+          { name: "run_tests", command: "node tools/run-tests.mjs", timeout_ms: 120_000 },
+        ],
+      },
+    });
+    const results = lines.filter((line) => line.type === "user");
+    expect(results.map((line) => [line.tool_name, line.exit_code])).toEqual([
+      ["lookup_ticket", 0],
+      ["read_file", undefined],
+      ["run_tests", 1],
+      ["edit_file", undefined],
+      ["run_tests", 0],
+    ]);
+    expect(JSON.stringify(results.at(-1))).toContain("# pass 3");
+
+    const replay = await runCli([
+      "replay",
+      join(out, "ticket-lookup", "transcript.jsonl"),
+      "-o",
+      join(out, "replayed"),
+      "--strict",
+    ]);
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stderr).toMatch(/replay: no divergence/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProcessError, runProcess } from "../../src/process/run-process.js";
+import { ProcessError, runProcess, startCommand } from "../../src/process/run-process.js";
 
 const env = { PATH: process.env.PATH ?? "" };
 
@@ -47,5 +47,33 @@ describe("runProcess", () => {
     const stdout = await runProcess("pwd", [], { env, cwd: "/", maxOutputBytes: 100 });
 
     expect(stdout.toString()).toBe("/\n");
+  });
+});
+
+describe("startCommand", () => {
+  it("writes the input on stdin and fd3's bytes on descriptor 3, both at once", async () => {
+    const started = startCommand("sh", ["-c", "cat; echo; cat <&3"], {
+      env,
+      detached: false,
+      input: '{"a":"$(x)"}',
+      fd3: Buffer.from("from fd3\n"),
+    });
+    const chunks: Buffer[] = [];
+    started.output[0]?.on("data", (chunk: Buffer) => chunks.push(chunk));
+
+    const end = await started.ended;
+
+    expect(end).toEqual({ exitCode: 0, signal: null });
+    expect(Buffer.concat(chunks).toString()).toBe('{"a":"$(x)"}\nfrom fd3\n');
+  });
+
+  it("reports the exit code of a command that leaves a large input unread", async () => {
+    const started = startCommand("sh", ["-c", "exit 3"], {
+      env,
+      detached: false,
+      input: new Uint8Array(4_000_000),
+    });
+
+    expect(await started.ended).toEqual({ exitCode: 3, signal: null });
   });
 });

@@ -40,6 +40,8 @@ const INFO: InitInfo = {
       maxOutputChars: 10,
       maxRecordedChars: 10,
     },
+    tools: ["bash"],
+    commandTools: [],
     sandbox: "bwrap",
     sandboxLimits: LIMITS,
     allowGitChanges: false,
@@ -152,5 +154,93 @@ describe("the provider of a recorded run", () => {
       /task.provider.name|provider\.name/,
     );
     expect(() => recordedRun("/runs/t/transcript.jsonl", key)).toThrow(/provider.api_key_env/);
+  });
+});
+
+describe("the command tools of a recorded run", () => {
+  const LOOKUP = {
+    name: "lookup",
+    description: "Looks up a ticket.",
+    inputSchema: { type: "object", properties: { id: { type: "string" } } },
+    command: "node tools/lookup.mjs",
+    timeoutMs: 5_000,
+    line: 7,
+  };
+  const withLookup: InitInfo = { ...INFO, task: { ...INFO.task, commandTools: [LOOKUP] } };
+
+  test("replay, fork and resume offer the tools the run had", () => {
+    const lines = initOf(withLookup);
+
+    expect(lines[0]).toMatchObject({
+      task: {
+        command_tools: [
+          {
+            name: "lookup",
+            description: "Looks up a ticket.",
+            input_schema: LOOKUP.inputSchema,
+            command: "node tools/lookup.mjs",
+            timeout_ms: 5_000,
+            line: 7,
+          },
+        ],
+      },
+    });
+    expect(recordedRun("/runs/t/transcript.jsonl", lines).task.commandTools).toEqual([LOOKUP]);
+  });
+
+  test("a transcript from before command tools has none", () => {
+    const lines = initOf(withLookup, (task) => {
+      delete task.command_tools;
+    });
+
+    expect(recordedRun("/runs/t/transcript.jsonl", lines).task.commandTools).toEqual([]);
+  });
+
+  test("an edited transcript's tools are refused by the task file's rules, before anything runs", () => {
+    const edits: Array<(tool: Record<string, unknown>, tools: unknown[]) => void> = [
+      (tool) => {
+        tool.name = "bash";
+      },
+      (tool) => {
+        tool.name = "../../x";
+      },
+      (tool) => {
+        tool.input_schema = { type: "string" };
+      },
+      (tool) => {
+        tool.input_schema = { type: "object", propertes: {} };
+      },
+      (tool) => {
+        tool.command = " ";
+      },
+      (tool, tools) => {
+        tools.push({ ...tool });
+      },
+    ];
+    const messages = edits.map((edit) => {
+      const lines = initOf(withLookup, (task) => {
+        const tools = task.command_tools as Array<Record<string, unknown>>;
+        edit(tools[0] ?? {}, tools);
+      });
+      try {
+        recordedRun("/runs/t/transcript.jsonl", lines);
+        return "accepted";
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
+      }
+    });
+
+    const tail =
+      "; the transcript was edited, or comes from another agent-run, and agent-run will not use it";
+    expect(messages).toEqual(
+      [
+        `0.name: "bash" is the name of a built-in tool; give the command tool another name`,
+        `0.name: expected 1 to 64 letters, digits, '_' or '-' (the API's rule for tool names), got "../../x"`,
+        '0.input_schema.type: Invalid input: expected "object"',
+        '0.input_schema: does not compile: strict mode: unknown keyword: "propertes"',
+        "0.command: Invalid string: must match pattern /\\S/",
+        '1.name: "lookup" names two command tools',
+      ].map((message) => `/runs/t/transcript.jsonl:1: task.command_tools.${message}${tail}`),
+    );
   });
 });

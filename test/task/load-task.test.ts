@@ -50,6 +50,17 @@ describe("loadTasks: valid files", () => {
           "  compat:",
           "    stream_usage: false",
           "tool_protocol: text",
+          "command_tools:",
+          "  - name: lookup_ticket",
+          "    description: Looks up a ticket.",
+          "    input_schema: { type: object, properties: { id: { type: string } }, required: [id] }",
+          "    command: node tools/lookup.mjs",
+          "  - name: run_tests",
+          "    description: Runs the tests.",
+          "    input_schema:",
+          "      type: object",
+          "    command: npm test",
+          "    timeout: 2m",
           "",
         ].join("\n"),
       },
@@ -95,6 +106,28 @@ describe("loadTasks: valid files", () => {
           maxOutputChars: 30_000,
           maxRecordedChars: 1_000_000,
         },
+        commandTools: [
+          {
+            name: "lookup_ticket",
+            description: "Looks up a ticket.",
+            inputSchema: {
+              type: "object",
+              properties: { id: { type: "string" } },
+              required: ["id"],
+            },
+            command: "node tools/lookup.mjs",
+            timeoutMs: 1_500,
+            line: 25,
+          },
+          {
+            name: "run_tests",
+            description: "Runs the tests.",
+            inputSchema: { type: "object" },
+            command: "npm test",
+            timeoutMs: 120_000,
+            line: 29,
+          },
+        ],
         sandbox: "none",
         sandboxLimits: DEFAULT_SANDBOX_LIMITS,
         allowGitChanges: false,
@@ -140,6 +173,7 @@ describe("loadTasks: valid files", () => {
         maxOutputChars: 30_000,
         maxRecordedChars: 1_000_000,
       },
+      commandTools: [],
       sandbox: "none",
       sandboxLimits: DEFAULT_SANDBOX_LIMITS,
       allowGitChanges: false,
@@ -249,11 +283,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "unknown-limit-key.yaml",
@@ -547,7 +581,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -758,7 +792,7 @@ describe("loadTasks: checks", () => {
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
     ]);
   });
 

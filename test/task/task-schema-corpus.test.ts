@@ -60,6 +60,12 @@ const SCHEMA_CANNOT_CATCH: Record<string, string[]> = {
     "provider-random-api-key-env.yaml",
   ],
   "a user name, password or key in `provider.base_url`": ["provider-base-url-with-password.yaml"],
+  "two command tools with one name": ["command-tool-repeated-name.yaml"],
+  "a command tool's `input_schema` that Ajv does not compile (a misspelt keyword, a malformed one)":
+    ["command-tool-schema-typo.yaml"],
+  "a command tool's `command` that the task's own `bash.allow` or `bash.deny` refuses": [
+    "command-tool-command-denied.yaml",
+  ],
 };
 
 const corpusFiles = readdirSync(CORPUS)

@@ -21,4 +21,22 @@ describe("createTools", () => {
       expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });
     }
   });
+
+  test("a task's command tools come after the built-in ones, whichever of those it lists", () => {
+    const lookup = {
+      name: "lookup",
+      description: "Looks something up.",
+      inputSchema: { type: "object" },
+      command: "cat",
+      timeoutMs: 1_000,
+      line: 4,
+    };
+    const tools = createTools(["read_file"], {
+      ...options,
+      commandTools: [lookup, { ...lookup, name: "run_tests" }],
+    });
+
+    expect(tools.map((tool) => tool.name)).toEqual(["read_file", "lookup", "run_tests"]);
+    expect(tools[1]?.inputSchema).toBe(lookup.inputSchema);
+  });
 });

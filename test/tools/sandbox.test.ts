@@ -107,7 +107,7 @@ describe("buildBwrapCommand", () => {
         " --size 1073741824 --tmpfs /tmp --bind /tmp/ws /tmp/ws" +
         " --unshare-net --unshare-pid --unshare-ipc --unshare-uts" +
         " --die-with-parent --new-session --cap-drop ALL --setenv TMPDIR /tmp --chdir /tmp/ws" +
-        " -- /bin/bash -c",
+        " -- /bin/bash --norc -c",
     );
     // Hard limits first (bash counts file sizes in KiB), then the script.
     expect(command.args.at(-1)).toMatch(/^ulimit -u (\d+) -f (\d+) \|\| exit 126; echo hi$/);
@@ -158,7 +158,7 @@ describe("buildBwrapCommand", () => {
         " -- /usr/bin/setpriv --reuid=1879048200 --regid=0 --clear-groups" +
         " --securebits=+no_setuid_fixup,+no_setuid_fixup_locked" +
         " --inh-caps=-all,+dac_override,+fowner --ambient-caps=+dac_override,+fowner" +
-        " --bounding-set=-all,+dac_override,+fowner -- /bin/bash -c ulimit",
+        " --bounding-set=-all,+dac_override,+fowner -- /bin/bash --norc -c ulimit",
     );
     expect(Buffer.from(command.fd3 ?? []).toString()).toBe(
       '[safe]\n\tdirectory = *\n[include]\n\tpath = "/opt/git/config"\n',

@@ -460,6 +460,8 @@ const INIT: InitInfo = {
       maxOutputChars: 30_000,
       maxRecordedChars: 1_000_000,
     },
+    tools: ["bash", "read_file"],
+    commandTools: [],
     sandbox: "none",
     sandboxLimits: DEFAULT_SANDBOX_LIMITS,
     allowGitChanges: false,

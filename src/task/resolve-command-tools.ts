@@ -1,0 +1,46 @@
+import type { TaskFileProblem } from "../errors.js";
+import { checkCommand } from "../tools/command-policy.js";
+import type { CommandToolSpec } from "../tools/command-tool-spec.js";
+import { compileInputSchema } from "../tools/input-schema.js";
+import type { TaskFile } from "./schema.js";
+import { durationMs } from "./schema-fields.js";
+import type { Locator } from "./yaml-locator.js";
+
+/**
+ * The task's `command_tools:` as specs, each with its list item's line, and what the schema alone
+ * cannot see: an input schema that does not compile (compiled here, once), and a command the
+ * task's own `bash.allow` / `bash.deny` (or a built-in rule) would refuse at every call.
+ */
+export function resolveCommandTools(
+  file: string,
+  data: TaskFile,
+  locator: Locator,
+  bashTimeoutMs: number,
+): { commandTools: CommandToolSpec[]; problems: TaskFileProblem[] } {
+  const policy = { allow: data.bash?.allow ?? [], deny: data.bash?.deny ?? [] };
+  const problems: TaskFileProblem[] = [];
+  const commandTools = (data.command_tools ?? []).map((item, index): CommandToolSpec => {
+    const at = (field: string) => {
+      const path = ["command_tools", index, field] as const;
+      return { file, ...locator.value(path), path: `command_tools[${index}].${field}` };
+    };
+    const compiled = compileInputSchema(item.input_schema);
+    if (!compiled.ok) {
+      problems.push({ ...at("input_schema"), message: `does not compile: ${compiled.message}` });
+    }
+    const verdict = checkCommand(item.command, policy);
+    if (!verdict.allowed) {
+      const message = `refused by ${verdict.rule}, so the tool could never run; change its command, or the pattern that refuses it`;
+      problems.push({ ...at("command"), message });
+    }
+    return {
+      name: item.name,
+      description: item.description,
+      inputSchema: item.input_schema,
+      command: item.command,
+      timeoutMs: durationMs(item.timeout, bashTimeoutMs),
+      line: locator.value(["command_tools", index]).line,
+    };
+  });
+  return { commandTools, problems };
+}

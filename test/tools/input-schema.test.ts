@@ -1,0 +1,86 @@
+import { describe, expect, test } from "vitest";
+import { compileInputSchema, describeInputProblems } from "../../src/tools/input-schema.js";
+
+function problemOf(schema: Record<string, unknown>): string | undefined {
+  const compiled = compileInputSchema(schema);
+  return compiled.ok ? undefined : compiled.message;
+}
+
+describe("compileInputSchema", () => {
+  test("compiles a draft-07 schema, the same object once", () => {
+    const schema = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+
+    const first = compileInputSchema(schema);
+    const second = compileInputSchema(schema);
+
+    expect(first.ok && second.ok && first.validate === second.validate).toBe(true);
+    expect(first.ok && first.validate({ id: "a" })).toBe(true);
+  });
+
+  test("refuses what strict mode refuses, in Ajv's words", () => {
+    expect(
+      [
+        { type: "object", propertes: {} },
+        { type: "objet" },
+        { type: "object", required: "id" },
+        { type: "object", properties: { id: { pattern: "(" } } },
+        { type: "object", properties: { id: { $ref: "https://example.com/schema" } } },
+      ].map(problemOf),
+    ).toEqual([
+      'strict mode: unknown keyword: "propertes"',
+      "schema is invalid: data/type must be equal to one of the allowed values, data/type must be array, data/type must match a schema in anyOf",
+      "schema is invalid: data/required must be array",
+      "Invalid regular expression: /(/u: Unterminated group",
+      "can't resolve reference https://example.com/schema from id #",
+    ]);
+  });
+
+  test("refuses numbers JSON cannot carry and schemas nested past 64 levels", () => {
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let level = 0; level < 40; level += 1) deep = { type: "object", properties: { a: deep } };
+
+    expect([
+      problemOf({ type: "object", properties: { n: { maximum: Number.POSITIVE_INFINITY } } }),
+      problemOf(deep),
+    ]).toEqual(["it holds Infinity, which JSON cannot carry", "it nests deeper than 64 levels"]);
+  });
+
+  test("two schemas may share an $id, and `format` is not checked", () => {
+    const a = compileInputSchema({ $id: "ticket", type: "object" });
+    const b = compileInputSchema({
+      $id: "ticket",
+      type: "object",
+      properties: { at: { type: "string", format: "date-time" } },
+    });
+
+    expect([a.ok, b.ok && b.validate({ at: "not a date" })]).toEqual([true, true]);
+  });
+
+  test("leaves the input as it is: no defaults, no coercion", () => {
+    const compiled = compileInputSchema({
+      type: "object",
+      properties: { n: { type: "number", default: 1 } },
+    });
+    const input = { other: "1" };
+
+    expect(compiled.ok && compiled.validate(input)).toBe(true);
+    expect(input).toEqual({ other: "1" });
+  });
+});
+
+describe("describeInputProblems", () => {
+  test("says where and what, in the tool's name", () => {
+    const compiled = compileInputSchema({
+      type: "object",
+      properties: { id: { type: "string" } },
+      required: ["id"],
+    });
+    if (!compiled.ok) throw new Error(compiled.message);
+
+    compiled.validate({ id: 1 });
+
+    expect(describeInputProblems("lookup", compiled.validate.errors ?? [])).toBe(
+      "lookup: input/id must be string; re-send the call with input that fits the tool's input_schema.",
+    );
+  });
+});
