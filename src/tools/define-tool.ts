@@ -16,6 +16,8 @@ export type ToolResult = {
   timedOut?: boolean;
   /** bash only: the command policy refused the command, so nothing ran. */
   isRefused?: boolean;
+  /** MCP only: a replay, fork or resume served the recorded result; no server was called. */
+  isFromRecording?: boolean;
 };
 
 /** What every tool call gets from the runner; tools never read `process.cwd()` or `process.env`. */
