@@ -129,11 +129,14 @@ function specProblem(server: string, tool: ListedTool): string | undefined {
   return undefined;
 }
 
+/** The spec sent to the model; `$schema` is dropped, as from the built-in tools' schemas. */
 function toSpec(tool: ListedTool): McpToolSpec {
+  const inputSchema: Record<string, unknown> = { ...tool.inputSchema };
+  delete inputSchema.$schema;
   return {
     name: tool.name,
     description: clip(tool.description ?? "", MAX_DESCRIPTION_CHARS),
-    inputSchema: { ...tool.inputSchema },
+    inputSchema,
   };
 }
 
