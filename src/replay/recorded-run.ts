@@ -6,10 +6,18 @@ import { PROVIDER_NAMES } from "../model/providers.js";
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
 import { TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import type { McpToolSpec } from "../tools/mcp-tools.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
+import {
+  isMcpToolName,
+  type RecordedMcpCall,
+  RecordedMcpServersSchema,
+  recordedMcpTools,
+  toMcpServerConfigs,
+} from "./recorded-mcp.js";
 
 /**
  * One recorded tool result, as the divergence check compares it. `isInterrupted`: the run was
@@ -43,6 +51,10 @@ export type RecordedRun = {
   replies: ApiMessage[];
   /** Tool results by step (index 0 is step 1), in call order. */
   toolResults: RecordedToolResult[][];
+  /** The results of the MCP tools' calls, served again by `tool_use` id instead of a server. */
+  mcpCalls: RecordedMcpCall[];
+  /** The tools each MCP server offered, by server name (none before MCP servers existed). */
+  mcpTools: ReadonlyMap<string, readonly McpToolSpec[]>;
   /** The closing line's status and errors; undefined for a run that was killed. */
   ending: { status: string; errors: string[] } | undefined;
 };
@@ -108,6 +120,7 @@ const RecordedTaskSchema = z.looseObject({
     })
     .prefault({}),
   allow_git_changes: z.boolean().default(false),
+  mcp_servers: RecordedMcpServersSchema,
   replies: z.string().nullable(),
   checks: z.unknown(),
   workspace: z.object({
@@ -123,6 +136,7 @@ const OriginSchema = z.looseObject({ steps: z.number().int().nonnegative() });
 
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
+  tool_use_id: z.string().optional(),
   content: z.string(),
   is_error: z.boolean().optional(),
 });
@@ -147,6 +161,7 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
   }
   const replies: ApiMessage[] = [];
   const toolResults: RecordedToolResult[][] = [];
+  const mcpCalls: RecordedMcpCall[] = [];
   let ending: RecordedRun["ending"];
   for (const line of lines) {
     if (line.type === "assistant") replies[line.step - 1] = toApiMessage(line.message);
@@ -156,12 +171,17 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
       if (!block.success) continue;
       const step = toolResults[line.step - 1] ?? [];
       toolResults[line.step - 1] = step;
+      const { content, tool_use_id: toolUseId } = block.data;
+      const isError = block.data.is_error === true;
       step.push({
         toolName: line.tool_name,
-        content: block.data.content,
-        isError: block.data.is_error === true,
+        content,
+        isError,
         isInterrupted: line.interrupted === true,
       });
+      if (isMcpToolName(line.tool_name) && toolUseId !== undefined) {
+        mcpCalls.push({ toolUseId, step: line.step, content, isError });
+      }
     }
     if (line.type === "result") ending = { status: line.status, errors: errorsOf(line) };
   }
@@ -178,6 +198,8 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
       OriginSchema.safeParse(init.type === "system" ? init.origin : undefined).data?.steps ?? 0,
     replies: replies.filter((reply) => reply !== undefined),
     toolResults,
+    mcpCalls,
+    mcpTools: recordedMcpTools(init.type === "system" ? init.mcp_servers : undefined),
     ending,
   };
 }
@@ -235,6 +257,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxFileBytes: recorded.sandbox_limits.max_file_size,
     },
     allowGitChanges: recorded.allow_git_changes,
+    mcpServers: toMcpServerConfigs(recorded.mcp_servers),
     replies: recorded.replies ?? undefined,
     checks,
   };

@@ -4,6 +4,7 @@ import type { TaskFileProblem } from "../errors.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
+import { resolveMcpServers } from "./resolve-mcp.js";
 import { resolveProvider } from "./resolve-provider.js";
 import { resolveReasoning } from "./resolve-reasoning.js";
 import {
@@ -26,12 +27,19 @@ export function resolveTask(
 ): { task: Task; problems: TaskFileProblem[] } {
   const provider = resolveProvider(file, data, locator);
   const reasoning = resolveReasoning(file, data, provider.provider.api, locator);
+  const built = buildTask(file, data, locator);
+  const mcp = resolveMcpServers(file, data, built.bash.timeoutMs, locator);
   const task = {
-    ...buildTask(file, data, locator),
+    ...built,
     provider: provider.provider,
     reasoning: reasoning.reasoning,
+    mcpServers: mcp.servers,
   };
-  const problems: TaskFileProblem[] = [...provider.problems, ...reasoning.problems];
+  const problems: TaskFileProblem[] = [
+    ...provider.problems,
+    ...reasoning.problems,
+    ...mcp.problems,
+  ];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
       file,
@@ -56,7 +64,7 @@ function buildTask(
   file: string,
   data: TaskFile,
   locator: Locator,
-): Omit<Task, "provider" | "reasoning"> {
+): Omit<Task, "provider" | "reasoning" | "mcpServers"> {
   const folder = dirname(file);
   return {
     name: data.name ?? parse(file).name,
