@@ -27,7 +27,10 @@ const toolName = z.string().regex(MCP_TOOL_NAME_PATTERN, {
 const McpServerSchema = z
   .object({
     type: z
-      .enum(["stdio"])
+      .enum(["stdio"], {
+        error: (issue) =>
+          `only "stdio" servers are supported (agent-run starts each server and talks to it over stdin and stdout), got ${describeValue(issue.input)}`,
+      })
       .optional()
       .describe(
         'The transport: only "stdio" (a process agent-run starts and talks to over stdin and stdout). Accepted so that an entry of a .mcp.json file can be copied as it is.',

@@ -60,6 +60,8 @@ const SCHEMA_CANNOT_CATCH: Record<string, string[]> = {
     "provider-random-api-key-env.yaml",
   ],
   "a user name, password or key in `provider.base_url`": ["provider-base-url-with-password.yaml"],
+  "an MCP tool in `mcp_servers.<server>.tools` whose full name `mcp__<server>__<tool>` is longer than 64 characters":
+    ["mcp-tool-name-too-long.yaml"],
 };
 
 const corpusFiles = readdirSync(CORPUS)
