@@ -79,6 +79,8 @@ export type AgentEvent =
       recordedContent?: string | undefined;
       /** The command policy refused the call: it never ran. */
       isRefused?: boolean;
+      /** The recorded result of an MCP call, served again by a replay, fork or resume. */
+      isFromRecording?: boolean;
       /**
        * The run was cancelled or timed out while the call ran (or before it began): its result is
        * cut short, and a replay runs it again without comparing.

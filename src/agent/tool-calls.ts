@@ -91,6 +91,9 @@ export async function runToolCalls(
       exitCode: "exitCode" in result ? result.exitCode : undefined,
       recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
       ...("isRefused" in result && result.isRefused === true ? { isRefused: true } : {}),
+      ...("isFromRecording" in result && result.isFromRecording === true
+        ? { isFromRecording: true }
+        : {}),
       // Only a call that ran can have been cut short; an answered one was never started.
       isInterrupted: ctx.signal.aborted && !isCutOff && !isTooDeep,
     });

@@ -17,7 +17,8 @@ export type WorkspacePaths = { recorded: string; replayed: string };
 
 /**
  * Collects a replay's tool results (steps 1..`untilStep`), then compares each with the recorded
- * one at the same step and position, except calls cut short by a cancellation or timeout. Before comparing, the workspace paths become `<workspace>`,
+ * one at the same step and position, except calls cut short by a cancellation or timeout and MCP
+ * calls served from the recording. Before comparing, the workspace paths become `<workspace>`,
  * and bash output's timings (`12.3ms`, `duration_ms 45`) are masked: they differ on every run.
  */
 export function createDivergenceTracker(
@@ -35,6 +36,7 @@ export function createDivergenceTracker(
         content: event.block.content,
         isError: event.block.is_error === true,
         isInterrupted: event.isInterrupted === true,
+        isFromRecording: event.isFromRecording === true,
       });
     },
     report(paths: WorkspacePaths): DivergenceReport {
@@ -45,7 +47,9 @@ export function createDivergenceTracker(
         const pairs = (results ?? []).flatMap((result, position) => {
           const expected = recorded[index]?.[position];
           // A call the cancellation or timeout cut short (then or now) ran again: not comparable.
+          // An MCP call served from the recording did not run again: nothing to compare.
           if (expected === undefined || expected.isInterrupted || result.isInterrupted) return [];
+          if (result.isFromRecording === true) return [];
           return [{ expected, result }];
         });
         if (pairs.length === 0) continue;

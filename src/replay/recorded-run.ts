@@ -28,6 +28,8 @@ export type RecordedToolResult = {
   content: string;
   isError: boolean;
   isInterrupted: boolean;
+  /** A replay served it from the recording (an MCP call): it did not run again. */
+  isFromRecording?: boolean;
 };
 
 /** What a transcript says about its run, in the shape replay, fork and resume need. */

@@ -10,6 +10,8 @@ import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
 import { runTask } from "../run/run-task.js";
 import type { Limits, Task } from "../task/schema.js";
+import type { McpRecording } from "../tools/mcp-tools.js";
+import type { RunOrigin } from "../transcript/init-line.js";
 import { hashWorkspace } from "../workspace/hash.js";
 import { createDivergenceTracker, type DivergenceReport } from "./divergence.js";
 import type { RecordedRun } from "./recorded-run.js";
@@ -105,12 +107,8 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     },
     ...(options.onCheck === undefined ? {} : { onCheck: options.onCheck }),
     ...(options.redact === undefined ? {} : { redact: options.redact }),
-    origin: {
-      kind: options.kind,
-      transcript: recorded.path,
-      sessionId: recorded.sessionId,
-      steps: options.untilStep,
-    },
+    origin: originOf(options),
+    mcpRecording: mcpRecording(recorded, options.untilStep, options.next !== undefined),
   });
   const divergence = tracker.report({
     recorded: recorded.workspacePath,
@@ -122,6 +120,33 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     redact(`${JSON.stringify(divergenceJson(divergence), null, 2)}\n`),
   );
   return { summary, divergence };
+}
+
+/** Where the run comes from, for its init line and `summary.json`. */
+function originOf(options: ReplayOptions): RunOrigin {
+  const { recorded } = options;
+  return {
+    kind: options.kind,
+    transcript: recorded.path,
+    sessionId: recorded.sessionId,
+    steps: options.untilStep,
+  };
+}
+
+/**
+ * The recorded MCP calls of steps 1..`untilStep`, served again by `tool_use` id, and the tools the
+ * servers offered. A replay starts no server; a fork or resume (`isLive`) starts the task's
+ * servers for the calls made after the recording.
+ */
+function mcpRecording(recorded: RecordedRun, untilStep: number, isLive: boolean): McpRecording {
+  const served = recorded.mcpCalls.filter((call) => call.step <= untilStep);
+  return {
+    results: new Map(
+      served.map((call) => [call.toolUseId, { content: call.content, isError: call.isError }]),
+    ),
+    tools: recorded.mcpTools,
+    isLive,
+  };
 }
 
 /** The task as replayed: recorded, re-graded with `--task`'s checks, or (fork, resume) `--task` itself. */

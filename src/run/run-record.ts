@@ -5,6 +5,7 @@ import type { CheckResult } from "../checks/types.js";
 import { messageOf } from "../errors.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
+import type { McpServerStatus } from "../tools/mcp-tools.js";
 import { initLine } from "../transcript/init-line.js";
 import { checkLine } from "../transcript/lines.js";
 import { resultLine } from "../transcript/result-line.js";
@@ -68,6 +69,7 @@ export function writeInit(
   run: Run,
   workspace: string | undefined,
   before: Snapshot | undefined,
+  mcpServers: readonly McpServerStatus[] = [],
 ): void {
   const { options } = run;
   const { task } = options;
@@ -78,6 +80,7 @@ export function writeInit(
         model: options.modelName,
         system: run.system,
         tools: task.tools,
+        mcpServers,
         task: { ...task, sandbox: options.sandbox ?? task.sandbox },
         workspace: {
           source: task.workspace,
