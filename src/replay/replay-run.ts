@@ -10,7 +10,7 @@ import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
 import { runTask } from "../run/run-task.js";
 import type { Limits, Task } from "../task/schema.js";
-import type { McpRecording } from "../tools/mcp-tools.js";
+import type { McpRecording, RecordedMcpResult } from "../tools/mcp-tools.js";
 import type { RunOrigin } from "../transcript/init-line.js";
 import { hashWorkspace } from "../workspace/hash.js";
 import { createDivergenceTracker, type DivergenceReport } from "./divergence.js";
@@ -139,11 +139,15 @@ function originOf(options: ReplayOptions): RunOrigin {
  * servers for the calls made after the recording.
  */
 function mcpRecording(recorded: RecordedRun, untilStep: number, isLive: boolean): McpRecording {
-  const served = recorded.mcpCalls.filter((call) => call.step <= untilStep);
+  const results = new Map<string, RecordedMcpResult[]>();
+  for (const call of recorded.mcpCalls) {
+    if (call.step > untilStep) continue;
+    const served = results.get(call.toolUseId) ?? [];
+    served.push({ content: call.content, isError: call.isError });
+    results.set(call.toolUseId, served);
+  }
   return {
-    results: new Map(
-      served.map((call) => [call.toolUseId, { content: call.content, isError: call.isError }]),
-    ),
+    results,
     tools: recorded.mcpTools,
     isLive,
   };

@@ -2,6 +2,7 @@ import { messageOf } from "../errors.js";
 import type { Task } from "../task/schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import {
+  createRecordedResults,
   type McpCall,
   type McpRecording,
   type McpServerStatus,
@@ -62,8 +63,9 @@ export async function startRunMcp(options: RunMcpOptions): Promise<RunMcp> {
     ...status,
     tools: recording?.tools.get(status.name)?.slice() ?? status.tools,
   }));
+  const recorded = createRecordedResults(recording);
   const tools = servers.flatMap((status) =>
-    mcpTools(status.name, status.tools, session.callTool, recording?.results),
+    mcpTools(status.name, status.tools, session.callTool, recorded),
   );
   return { tools, servers, close: session.close };
 }
@@ -89,8 +91,9 @@ function replayedMcp(recording: McpRecording): RunMcp {
     tools: [...tools],
     notes: [],
   }));
+  const recorded = createRecordedResults(recording);
   const tools = servers.flatMap((status) =>
-    mcpTools(status.name, status.tools, replayedCall, recording.results),
+    mcpTools(status.name, status.tools, replayedCall, recorded),
   );
   return { tools, servers, close: async () => {} };
 }

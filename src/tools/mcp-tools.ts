@@ -50,8 +50,11 @@ export type RecordedMcpResult = { content: string; isError: boolean };
 
 /** What a replay, fork or resume knows of the recorded run's MCP servers. */
 export type McpRecording = {
-  /** The recorded results of the calls the recording serves (steps 1..K), by `tool_use` id. */
-  results: ReadonlyMap<string, RecordedMcpResult>;
+  /**
+   * The recorded results of the calls the recording serves (steps 1..K), by `tool_use` id, in
+   * call order: an id some server gave to calls of several replies (`call_0`) is served in turn.
+   */
+  results: ReadonlyMap<string, readonly RecordedMcpResult[]>;
   /** The tools each server offered in the recorded run, by server name. */
   tools: ReadonlyMap<string, readonly McpToolSpec[]>;
   /** Whether the task's servers start (fork, resume) or none runs (replay). */
@@ -146,21 +149,31 @@ function quoted(name: string): string {
 }
 
 /**
- * The tools of one server for the loop: each call goes to `call`, unless the recording has a
- * result for its `tool_use` id (then that result comes back, marked as served from it).
+ * Serves a recording's MCP results by `tool_use` id, each once, in the order they were recorded;
+ * undefined once an id's results are all served (or it has none).
+ */
+export function createRecordedResults(recording: McpRecording | undefined) {
+  const left = new Map([...(recording?.results ?? [])].map(([id, results]) => [id, [...results]]));
+  return (toolUseId: string | undefined): RecordedMcpResult | undefined =>
+    toolUseId === undefined ? undefined : left.get(toolUseId)?.shift();
+}
+
+/**
+ * The tools of one server for the loop: each call goes to `call`, unless `recorded` has a result
+ * for its `tool_use` id (then that result comes back, marked as served from the recording).
  */
 export function mcpTools(
   server: string,
   specs: readonly McpToolSpec[],
   call: McpCall,
-  recorded: ReadonlyMap<string, RecordedMcpResult> = new Map(),
+  recorded: ReturnType<typeof createRecordedResults> = () => undefined,
 ): Tool[] {
   return specs.map((spec) => ({
     name: mcpToolName(server, spec.name),
     description: spec.description,
     inputSchema: spec.inputSchema,
     async execute(input, ctx) {
-      const result = ctx.toolUseId === undefined ? undefined : recorded.get(ctx.toolUseId);
+      const result = recorded(ctx.toolUseId);
       if (result !== undefined) return { ...result, isFromRecording: true };
       return call(server, spec.name, input, ctx);
     },

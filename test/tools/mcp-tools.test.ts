@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { resultText } from "../../src/tools/mcp-content.js";
 import {
+  createRecordedResults,
   MAX_TOOLS_PER_SERVER,
   mcpTools,
   replayedCall,
@@ -70,15 +71,26 @@ describe("mcpTools", () => {
     expect(calls).toEqual(["tickets/lookup"]);
   });
 
-  test("serves a recorded result by tool_use id, and calls the server for any other", async () => {
-    const recorded = new Map([["toolu_1", { content: "recorded", isError: true }]]);
+  test("serves recorded results by tool_use id, each once and in order, and calls the server for any other", async () => {
+    const results = new Map([
+      [
+        "call_0",
+        [
+          { content: "first", isError: true },
+          { content: "second", isError: false },
+        ],
+      ],
+    ]);
+    const recorded = createRecordedResults({ results, tools: new Map(), isLive: false });
     const [tool] = mcpTools("tickets", specs, replayedCall, recorded);
 
-    expect(await tool?.execute({}, ctx("toolu_1"))).toEqual({
-      content: "recorded",
+    expect(await tool?.execute({}, ctx("call_0"))).toEqual({
+      content: "first",
       isError: true,
       isFromRecording: true,
     });
+    expect(await tool?.execute({}, ctx("call_0"))).toMatchObject({ content: "second" });
+    expect((await tool?.execute({}, ctx("call_0")))?.isFromRecording).toBeUndefined();
     expect(await tool?.execute({}, ctx("toolu_9"))).toEqual({
       content:
         "mcp__tickets__lookup: the recording has no result for this call (toolu_9), and MCP servers do not run in a replay",
