@@ -20,6 +20,7 @@ const EXAMPLES = {
   "deepseek-add-divide": "fixtures/workspaces/calculator",
   "text-protocol-default-name": "fixtures/workspaces/greeter",
   "think-add-shout": "fixtures/workspaces/greeter",
+  "mcp-ticket-fix": "fixtures/workspaces/shop",
 } as const;
 
 describe("agent-run --offline tasks/*.yaml (the README's first command)", () => {
@@ -34,8 +35,8 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
       expect(summary).toMatchObject({ name, status: "completed", error: null });
     }
     expect(await treeContents("fixtures/workspaces")).toEqual(before);
-    expect(run.stdout).toMatch(/^\| total +\| +\| 6\/6 +\| +18\/18 \|/m);
-    expect(run.stdout).toContain("6/6 passed (100.0%)");
+    expect(run.stdout).toMatch(/^\| total +\| +\| 7\/7 +\| +21\/21 \|/m);
+    expect(run.stdout).toContain("7/7 passed (100.0%)");
   });
 
   test.each(Object.entries(EXAMPLES))(

@@ -120,10 +120,10 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     await box[Symbol.asyncDispose]();
   });
 
-  test("the quick start runs the six examples: 6/6 passed, exit 0, outputs in agent-runs/", async () => {
+  test("the quick start runs the seven examples: 7/7 passed, exit 0, outputs in agent-runs/", async () => {
     expect(quickStart.stderr).not.toMatch(/internal error/);
     expect(quickStart.code).toBe(0);
-    expect(quickStart.stdout).toContain("6/6 passed");
+    expect(quickStart.stdout).toContain("7/7 passed");
     const names = [
       "add-farewell",
       "fix-failing-test",
@@ -131,6 +131,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
       "deepseek-add-divide",
       "text-protocol-default-name",
       "think-add-shout",
+      "mcp-ticket-fix",
     ];
     for (const name of names) {
       expect(await readSummary(join(box.root, "agent-runs", name))).toMatchObject({
@@ -176,7 +177,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     const [results, commands, failedChecks] = runs;
 
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(recipes.map(() => [0, ""]));
-    expect(results?.stdout.trimEnd().split("\n")).toHaveLength(6);
+    expect(results?.stdout.trimEnd().split("\n")).toHaveLength(7);
     expect(results?.stdout).toMatch(
       /^\{"status":"completed","num_turns":5,"total_cost_usd":0\.014345\}$/m,
     );
@@ -202,7 +203,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     const run = await box.sh(`${block.text} --out on-path`);
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("6/6 passed (100.0%)");
+    expect(run.stdout).toContain("7/7 passed (100.0%)");
   });
 
   test("validation prints what README shows, with exit 2", async () => {
@@ -307,7 +308,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
 describe("README: the real API", { timeout: 120_000 }, () => {
   test("the real API: the Claude tasks run with only ANTHROPIC_API_KEY (API mocked on 127.0.0.1)", async () => {
     await using server = await startMockHttpServer();
-    for (let task = 0; task < 4; task++) server.queue(reply().text("Nothing to do."));
+    for (let task = 0; task < 5; task++) server.queue(reply().text("Nothing to do."));
     const block = blockStartingWith(README, "export ANTHROPIC_API_KEY=sk-ant-...");
     await using box = await docSandbox();
     const run = await box.sh(block.text, { ANTHROPIC_BASE_URL: server.url });
@@ -317,7 +318,7 @@ describe("README: the real API", { timeout: 120_000 }, () => {
     const keys = server.headers.map(
       (headers) => headers["x-api-key"] ?? headers.authorization?.replace(/^Bearer /, ""),
     );
-    expect(keys).toEqual(Array(4).fill("sk-ant-..."));
+    expect(keys).toEqual(Array(5).fill("sk-ant-..."));
     const all = await box.sh('node bin/agent-run.js "tasks/*.yaml"', {
       ANTHROPIC_API_KEY: "sk-ant-...",
     });
@@ -367,7 +368,7 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
     const printed = comparableOutput(local.stdout);
     const start = printed.indexOf("## agent-run");
     expect(printed.slice(start, start + shown.length)).toEqual(comparableOutput(shown.join("\n")));
-    const outputs = here(blockStartingWith(CI_DOC, "passed=6").text);
+    const outputs = here(blockStartingWith(CI_DOC, "passed=7").text);
     expect(local.stdout).toContain(`${outputs}\n`);
   });
 
@@ -381,12 +382,12 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
 
     expect(recipes).toHaveLength(4);
     expect(runs.map((run) => run.stderr)).toEqual(["", "", "", ""]);
-    expect(totals?.stdout).toBe("6/7 passed, $0.072234\n");
+    expect(totals?.stdout).toBe("7/8 passed, $0.085542\n");
     const rows = (perTask?.stdout ?? "")
       .trimEnd()
       .split("\n")
       .map((row) => row.split("\t"));
-    expect(rows).toHaveLength(7);
+    expect(rows).toHaveLength(8);
     expect(rows.find((row) => row[0] === "fix")).toEqual([
       "fix",
       "completed",
