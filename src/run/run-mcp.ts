@@ -56,12 +56,13 @@ export async function startRunMcp(options: RunMcpOptions): Promise<RunMcp> {
     session = await startSession(options);
   } catch (error) {
     const failed = task.mcpServers.map((server) => failedStatus(server.name, messageOf(error)));
-    session = { servers: failed, callTool: notRunning(failed), close: async () => {} };
+    session = { servers: failed, tools: [], callTool: notRunning(failed), close: async () => {} };
   }
+  if (recording === undefined) return session;
   // A fork or resume offers the tools the recorded run offered (the conversation saw them).
   const servers = session.servers.map((status) => ({
     ...status,
-    tools: recording?.tools.get(status.name)?.slice() ?? status.tools,
+    tools: recording.tools.get(status.name)?.slice() ?? status.tools,
   }));
   const recorded = createRecordedResults(recording);
   const tools = servers.flatMap((status) =>

@@ -1,15 +1,18 @@
 import { existsSync } from "node:fs";
 import { formatDuration } from "../format.js";
 import { type ServerProcess, startServerProcess } from "../process/server-process.js";
-import type { ToolContext, ToolResult } from "./define-tool.js";
+import { MAX_TIMER_MS } from "../timer.js";
+import type { Tool, ToolContext, ToolResult } from "./define-tool.js";
 import { connectMcp, type McpConnection } from "./mcp-client.js";
 import { resultText } from "./mcp-content.js";
 import { describeEnd, describeStartFailure, errorText } from "./mcp-failure.js";
 import {
   MAX_TOOLS_PER_SERVER,
+  type McpCall,
   type McpServerConfig,
   type McpServerStatus,
   mcpToolName,
+  mcpTools,
   selectTools,
 } from "./mcp-tools.js";
 import {
@@ -45,6 +48,8 @@ export type McpStartOptions = {
 export type McpSession = {
   /** Each server's status and the tools it offers, in the task's order. */
   servers: McpServerStatus[];
+  /** The tools offered, for the loop: `mcp__<server>__<tool>`, each calling its server. */
+  tools: Tool[];
   /** Calls a server's tool (its own name); an error result when it is not running. Never throws. */
   callTool(server: string, tool: string, input: unknown, ctx: ToolContext): Promise<ToolResult>;
   /** Stops every server (its whole process group), within a few seconds. Never throws. */
@@ -78,14 +83,17 @@ export async function startMcpServers(
   const bwrapPath = assertSandboxAvailable(options.sandbox, options.env.PATH);
   const running = await Promise.all(configs.map((config) => startOne(config, options, bwrapPath)));
   const byName = new Map(running.map((server) => [server.config.name, server]));
+  const call: McpCall = async (server, tool, input, ctx) => {
+    const entry = byName.get(server);
+    if (entry === undefined) {
+      return { content: `no MCP server ${JSON.stringify(server)} in this run`, isError: true };
+    }
+    return callTool(entry, tool, input, ctx);
+  };
   return {
     servers: running.map((server) => server.status),
-    callTool: async (server, tool, input, ctx) => {
-      const entry = byName.get(server);
-      if (entry === undefined)
-        return { content: `no MCP server ${JSON.stringify(server)} in this run`, isError: true };
-      return callTool(entry, tool, input, ctx);
-    },
+    tools: running.flatMap(({ status }) => mcpTools(status.name, status.tools, call)),
+    callTool: call,
     close: async () => {
       await Promise.all(running.map(stopOne));
     },
@@ -104,7 +112,13 @@ async function startOne(
     connection: undefined,
   });
   if (options.signal.aborted) return failed("not started: the run was cancelled");
-  const command = await serverCommand(config, options, bwrapPath);
+  let command: SandboxedCommand;
+  try {
+    command = await serverCommand(config, options, bwrapPath);
+  } catch (error) {
+    // As for bash: without the list of read-only paths nothing runs in the sandbox.
+    return failed(`not started: ${errorText(error)}`);
+  }
   const process = startServerProcess(command.file, command.args, {
     cwd: options.workspaceRoot,
     env: { ...options.env, ...config.env },
@@ -116,7 +130,8 @@ async function startOne(
       `could not start ${JSON.stringify(config.command)}: ${(await process.exited).startError ?? "unknown error"}`,
     );
   }
-  const startup = AbortSignal.any([options.signal, AbortSignal.timeout(config.startupTimeoutMs)]);
+  const startupMs = Math.min(config.startupTimeoutMs, MAX_TIMER_MS);
+  const startup = AbortSignal.any([options.signal, AbortSignal.timeout(startupMs)]);
   try {
     const connection = await connectMcp(process, {
       signal: startup,
@@ -161,7 +176,7 @@ async function serverCommand(
     script: 'exec "$@"',
     scriptArgs: [config.command, ...config.args],
     limits: options.sandboxLimits ?? DEFAULT_SANDBOX_LIMITS,
-    readOnlyPaths: await (options.readOnlyPaths ?? Promise.resolve([])).catch(() => []),
+    readOnlyPaths: await (options.readOnlyPaths ?? Promise.resolve([])),
     user: sandboxUser(env.PATH),
     env,
   });

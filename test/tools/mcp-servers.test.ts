@@ -134,6 +134,9 @@ describe("startMcpServers: a server that starts", () => {
       content: "no ticket T-9",
       isError: true,
     });
+    const lookup = mcp.tools.find((tool) => tool.name === "mcp__tickets__lookup_ticket");
+    expect(lookup?.inputSchema).toEqual(mcp.servers[0]?.tools[0]?.inputSchema);
+    expect(await lookup?.execute({ id: "T-1" }, ctx())).toMatchObject({ isError: false });
     expect(await mcp.callTool("tickets", "lookup_ticket", ["T-1"], ctx())).toEqual({
       content:
         "mcp__tickets__lookup_ticket: the input must be a JSON object; re-send the call with an object",
