@@ -15,7 +15,7 @@ const MAX_LINE_CHARS = 300;
 const END_WAIT_MS = 1_000;
 
 /** The last lines of what a server wrote to stderr, as `; its last stderr lines: …` (or nothing). */
-export function stderrSuffix(stderr: string): string {
+function stderrSuffix(stderr: string): string {
   const lines = stderr
     .split(/\r?\n/)
     .map((line) => oneLine(line, MAX_LINE_CHARS))
