@@ -73,7 +73,9 @@ describe("a run with an MCP server", () => {
     await using dir = await setup();
     server.queue(
       reply().text("Reading it.").toolUse("mcp__tickets__lookup_ticket", { id: "T-1" }),
-      reply().toolUse("mcp__tickets__close_ticket", { id: "T-1", resolution: "done" }),
+      reply()
+        .toolUse("mcp__tickets__close_ticket", { id: "T-1", resolution: "done" })
+        .toolUse("mcp__tickets__show_env", { name: "ANTHROPIC_API_KEY" }),
       reply().text("Closed T-1."),
     );
 
@@ -117,6 +119,8 @@ describe("a run with an MCP server", () => {
         isError: false,
       },
       { tool: "mcp__tickets__close_ticket", content: "T-1 closed", isError: false },
+      // The server gets the command environment: never the API key.
+      { tool: "mcp__tickets__show_env", content: "(unset)", isError: false },
     ]);
     expect((await readSummary(dir.path("out/t"))).changed_files).toMatchObject([
       { path: "tickets.json", status: "modified" },
@@ -134,7 +138,7 @@ describe("a run with an MCP server", () => {
       tools: expect.arrayContaining(["mcp__tickets__close_ticket"]),
     });
     expect(results(replayed.lines)).toEqual(results(lines));
-    expect(replayed.lines.filter((line) => line.from_recording === true)).toHaveLength(2);
+    expect(replayed.lines.filter((line) => line.from_recording === true)).toHaveLength(3);
   });
 
   test("a server that crashes mid-call: a clear error, later calls fail at once; the replay agrees", async () => {
