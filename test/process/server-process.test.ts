@@ -7,21 +7,17 @@ const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 
 describe("startServerProcess", () => {
   test("talks over stdin and stdout, with exactly the environment given, in the folder given", async () => {
-    const server = startServerProcess(
-      "sh",
-      ["-c", 'read line; echo "$line $PWD ${HOME:-nohome}"'],
-      {
-        cwd: "/",
-        env,
-        maxStderrChars: 100,
-      },
-    );
+    const server = startServerProcess("sh", ["-c", 'read line; echo "$line $PWD home=$HOME"'], {
+      cwd: "/",
+      env,
+      maxStderrChars: 100,
+    });
     server.stdout?.setEncoding("utf8");
     const answer = once(server.stdout ?? process.stdin, "data");
 
     server.stdin?.write("hello\n");
 
-    expect((await answer)[0]).toBe("hello / nohome\n");
+    expect((await answer)[0]).toBe("hello / home=\n");
     expect(await server.exited).toEqual({ exitCode: 0, signal: null });
     await server.stop();
   });
