@@ -107,6 +107,8 @@ type AgentEventBody =
       recordedContent?: string | undefined;
       /** The command policy refused the call: it never ran. */
       isRefused?: boolean;
+      /** The recorded result of an MCP call, served again by a replay, fork or resume. */
+      isFromRecording?: boolean;
       /**
        * The run was cancelled or timed out while the call ran (or before it began), or a limit of
        * the run stopped the subagent a `task` call started: its result is cut short, and a replay

@@ -94,6 +94,9 @@ export async function runToolCalls(
       exitCode: "exitCode" in result ? result.exitCode : undefined,
       recordedContent: "recordedContent" in result ? result.recordedContent : undefined,
       ...("isRefused" in result && result.isRefused === true ? { isRefused: true } : {}),
+      ...("isFromRecording" in result && result.isFromRecording === true
+        ? { isFromRecording: true }
+        : {}),
       // Only a call that ran can have been cut short; an answered one was never started. A task
       // call whose subagent a limit of the run stopped was cut short too.
       isInterrupted: (ctx.signal.aborted || ctx.isStopped?.() === true) && !isCutOff && !isTooDeep,

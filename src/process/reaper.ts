@@ -50,3 +50,17 @@ function send(line: string): void {
 function startReaper(): Listener {
   return startListener("/bin/sh", ["-c", REAPER_SCRIPT], { PATH: "/usr/bin:/bin" });
 }
+
+/**
+ * SIGKILLs the process group led by `pgid` (a process started `detached`): "gone" once no process
+ * is left in it, after which the id must not be used again (it may be reused by another group).
+ */
+export function killProcessGroup(pgid: number): "killed" | "gone" {
+  try {
+    process.kill(-pgid, "SIGKILL");
+    return "killed";
+  } catch (error) {
+    // ESRCH: no process is left in the group. Anything else (EPERM) may be tried again.
+    return error instanceof Error && "code" in error && error.code === "ESRCH" ? "gone" : "killed";
+  }
+}

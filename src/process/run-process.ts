@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { execa } from "execa";
 
 // The one home of execa: every process agent-run starts (the agent's commands, checks, git,
@@ -48,8 +48,10 @@ export type StartedCommand = {
   pid: number | undefined;
   /** Its stdout and stderr as they come (read them in flowing mode); empty when it did not start. */
   output: Readable[];
-  /** Settles once the process itself has ended (its output may still be open). */
-  exited: Promise<void>;
+  /** Its stdin, when started with `stdin: "pipe"` (and it started). */
+  input: Writable | undefined;
+  /** Settles once the process itself has ended, with how (its output may still be open). */
+  exited: Promise<CommandEnd>;
   /** Settles once it has ended and its output is closed (read to the end, or destroyed). */
   ended: Promise<CommandEnd>;
   /** Sends the process (not its group) a signal; nothing once it has ended. */
@@ -101,6 +103,19 @@ export async function runProcess(
   throw new ProcessError(reason, errors, end.startCode);
 }
 
+/** How `startCommand` starts a command. */
+type StartOptions = {
+  cwd?: string;
+  env: Record<string, string>;
+  detached: boolean;
+  /** Written to stdin, which is then closed; without it (or `stdin`) stdin is /dev/null. */
+  input?: string | Uint8Array | undefined;
+  /** `"pipe"`: stdin stays open for the caller to write (`StartedCommand.input`), as a server's. */
+  stdin?: "pipe";
+  /** Written to the command's file descriptor 3 (bubblewrap's `--ro-bind-data 3`). */
+  fd3?: Uint8Array | undefined;
+};
+
 /**
  * Starts a command whose output is read as it streams. `detached` makes it the leader of a new
  * process group, so that `kill(-pid)` reaches everything it starts. Never throws: a command that
@@ -109,15 +124,7 @@ export async function runProcess(
 export function startCommand(
   file: string,
   args: readonly string[],
-  options: {
-    cwd?: string;
-    env: Record<string, string>;
-    detached: boolean;
-    /** Written to stdin, which is then closed; without it stdin is /dev/null. */
-    input?: string | Uint8Array | undefined;
-    /** Written to the command's file descriptor 3 (bubblewrap's `--ro-bind-data 3`). */
-    fd3?: Uint8Array | undefined;
-  },
+  options: StartOptions,
 ): StartedCommand {
   let subprocess: ReturnType<typeof spawn>;
   try {
@@ -126,7 +133,7 @@ export function startCommand(
     // Arguments execa refuses before starting anything, such as a NUL byte.
     const startError = briefly(error instanceof Error ? error.message : String(error));
     const ended = Promise.resolve({ exitCode: null, signal: null, startError });
-    return { pid: undefined, output: [], exited: ended.then(() => {}), ended, kill: () => {} };
+    return { pid: undefined, output: [], input: undefined, exited: ended, ended, kill: () => {} };
   }
   if (!options.detached) {
     running.add(subprocess);
@@ -148,30 +155,26 @@ export function startCommand(
     }
     return { exitCode: result.exitCode ?? null, signal: result.signal ?? null };
   });
-  const exited = new Promise<void>((resolve) => {
-    subprocess.once("exit", () => resolve());
-    void ended.then(() => resolve());
+  const exited = new Promise<CommandEnd>((resolve) => {
+    subprocess.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
+    void ended.then(resolve);
   });
   const kill = () => {
     subprocess.kill();
   };
-  return { pid: subprocess.pid, output, exited, ended, kill };
+  const input =
+    (options.stdin === "pipe" && subprocess.pid !== undefined && subprocess.stdin) || undefined;
+  return { pid: subprocess.pid, output, input, exited, ended, kill };
 }
 
-function spawn(
-  file: string,
-  args: readonly string[],
-  options: {
-    cwd?: string;
-    env: Record<string, string>;
-    detached: boolean;
-    input?: string | Uint8Array | undefined;
-    fd3?: Uint8Array | undefined;
-  },
-) {
+function spawn(file: string, args: readonly string[], options: StartOptions) {
   // Bytes in a stdio slot are written to that descriptor, which is then closed: stdin gets the
-  // input (or is /dev/null), fd 3 bubblewrap's data; one does not rule out the other.
-  const stdin = options.input === undefined ? ("ignore" as const) : Buffer.from(options.input);
+  // input (or stays open for a server, or is /dev/null), fd 3 bubblewrap's data; one does not
+  // rule out the other.
+  const stdin =
+    options.input === undefined
+      ? (options.stdin ?? ("ignore" as const))
+      : Buffer.from(options.input);
   const stdio =
     options.fd3 === undefined
       ? ([stdin, "pipe", "pipe"] as const)

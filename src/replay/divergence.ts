@@ -43,9 +43,10 @@ type Replayed = {
 /**
  * Collects a replay's tool results (top-level steps 1..`untilStep`, with their subagents'), then
  * compares each with the recorded one of the same agent, step and position, except calls cut short
- * by a cancellation or timeout. Before comparing, the workspace paths become `<workspace>`, and the
- * timings in the output of commands (`12.3ms`, `duration_ms 45`: bash's, and those of the tools
- * named in `commandTools`) are masked: they differ on every run.
+ * by a cancellation or timeout and MCP calls served from the recording. Before comparing, the
+ * workspace paths become `<workspace>`, and the timings in the output of commands (`12.3ms`,
+ * `duration_ms 45`: bash's, and those of the tools named in `commandTools`) are masked: they
+ * differ on every run.
  */
 export function createDivergenceTracker(
   recorded: RecordedResults,
@@ -75,6 +76,7 @@ export function createDivergenceTracker(
         content: event.block.content,
         isError: event.block.is_error === true,
         isInterrupted: event.isInterrupted === true,
+        isFromRecording: event.isFromRecording === true,
       };
       replayed.push({ agent, step: event.step, rootStep, position, result });
     },
@@ -85,8 +87,10 @@ export function createDivergenceTracker(
       for (const entry of replayed) {
         const expected = recordedResult(recorded, entry);
         // A call cut short by a cancellation or timeout (then or now) ran again: not comparable.
+        // An MCP call served from the recording did not run again: nothing to compare.
         if (expected === undefined || expected.isInterrupted || entry.result.isInterrupted)
           continue;
+        if (entry.result.isFromRecording === true) continue;
         compared.add(entry.rootStep);
         if (isSame(expected, entry.result, paths)) continue;
         divergent.add(entry.rootStep);

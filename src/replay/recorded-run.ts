@@ -6,11 +6,18 @@ import { PROVIDER_NAMES } from "../model/providers.js";
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
 import { DEFAULT_SUBAGENTS, TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import type { McpToolSpec } from "../tools/mcp-tools.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
 import { parseRecordedCommandTools } from "./recorded-command-tools.js";
+import {
+  type RecordedMcpCall,
+  RecordedMcpServersSchema,
+  recordedMcpTools,
+  toMcpServerConfigs,
+} from "./recorded-mcp.js";
 import { type RecordedAgent, type RecordedToolResult, recordedAgents } from "./recorded-steps.js";
 
 /** What a transcript says about its run, in the shape replay, fork and resume need. */
@@ -36,6 +43,13 @@ export type RecordedRun = {
   toolResults: RecordedToolResult[][];
   /** Each subagent's replies and tool results, by the `task` call that started it. */
   subagents: ReadonlyMap<string, RecordedAgent>;
+  /**
+   * The results of the MCP tools' calls (every agent's), served again by `tool_use` id instead of
+   * a server; `step` is the top-level step.
+   */
+  mcpCalls: RecordedMcpCall[];
+  /** The tools each MCP server offered, by server name (none before MCP servers existed). */
+  mcpTools: ReadonlyMap<string, readonly McpToolSpec[]>;
   /** The closing line's status and errors; undefined for a run that was killed. */
   ending: { status: string; errors: string[] } | undefined;
 };
@@ -107,6 +121,7 @@ const RecordedTaskSchema = z.looseObject({
     })
     .prefault({}),
   allow_git_changes: z.boolean().default(false),
+  mcp_servers: RecordedMcpServersSchema,
   replies: z.string().nullable(),
   checks: z.unknown(),
   command_tools: z.unknown().optional(),
@@ -139,7 +154,7 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
       `${path}:1: task.name: ${JSON.stringify(recorded.name)} is not a task name (${TASK_NAME_RULE}); the transcript was edited, and agent-run will not use it`,
     );
   }
-  const { root, subagents, ending } = recordedAgents(lines);
+  const { root, subagents, mcpCalls, ending } = recordedAgents(lines);
   return {
     path,
     sessionId: init.session_id,
@@ -154,6 +169,8 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
     replies: root.replies,
     toolResults: root.toolResults,
     subagents,
+    mcpCalls,
+    mcpTools: recordedMcpTools(init.type === "system" ? init.mcp_servers : undefined),
     ending,
   };
 }
@@ -222,6 +239,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
       maxFileBytes: recorded.sandbox_limits.max_file_size,
     },
     allowGitChanges: recorded.allow_git_changes,
+    mcpServers: toMcpServerConfigs(recorded.mcp_servers),
     replies: recorded.replies ?? undefined,
     checks,
   };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ApiMessage } from "../model/model-client.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
+import { isMcpToolName, type RecordedMcpCall } from "./recorded-mcp.js";
 
 // A transcript's steps, agent by agent: the top-level agent's, and each subagent's (its lines
 // carry the `task` call that started it as `parent_tool_use_id`).
@@ -14,6 +15,8 @@ export type RecordedToolResult = {
   content: string;
   isError: boolean;
   isInterrupted: boolean;
+  /** A replay served it from the recording (an MCP call): it did not run again. */
+  isFromRecording?: boolean;
 };
 
 /**
@@ -31,12 +34,15 @@ export type RecordedAgent = {
 export type RecordedAgents = {
   root: RecordedAgent;
   subagents: Map<string, RecordedAgent>;
+  /** The results of every agent's MCP calls, served again by `tool_use` id instead of a server. */
+  mcpCalls: RecordedMcpCall[];
   /** The closing line's status and errors; undefined for a run that was killed. */
   ending: { status: string; errors: string[] } | undefined;
 };
 
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
+  tool_use_id: z.string().optional(),
   content: z.string(),
   is_error: z.boolean().optional(),
 });
@@ -51,6 +57,7 @@ export function recordedAgents(lines: readonly TranscriptLine[]): RecordedAgents
     subagents.set(parent, found);
     return found;
   };
+  const mcpCalls: RecordedMcpCall[] = [];
   let ending: RecordedAgents["ending"];
   for (const line of lines) {
     if (line.type === "system" && line.subtype === "task_started") {
@@ -65,22 +72,28 @@ export function recordedAgents(lines: readonly TranscriptLine[]): RecordedAgents
     if (line.type === "user" && line.tool_name !== undefined && line.not_run !== true) {
       const block = ToolResultBlockSchema.safeParse(line.message.content[0]);
       if (!block.success) continue;
-      const { toolResults } = agentOf(line.parent_tool_use_id);
-      const step = toolResults[line.step - 1] ?? [];
-      toolResults[line.step - 1] = step;
+      const agent = agentOf(line.parent_tool_use_id);
+      const step = agent.toolResults[line.step - 1] ?? [];
+      agent.toolResults[line.step - 1] = step;
+      const { content, tool_use_id: toolUseId } = block.data;
+      const isError = block.data.is_error === true;
       step.push({
         toolName: line.tool_name,
-        content: block.data.content,
-        isError: block.data.is_error === true,
+        content,
+        isError,
         isInterrupted: line.interrupted === true,
       });
+      if (isMcpToolName(line.tool_name) && toolUseId !== undefined) {
+        const rootStep = agent === root ? line.step : (agent.rootStep ?? line.step);
+        mcpCalls.push({ toolUseId, step: rootStep, content, isError });
+      }
     }
     if (line.type === "result") ending = { status: line.status, errors: errorsOf(line) };
   }
   for (const agent of [root, ...subagents.values()]) {
     agent.replies = agent.replies.filter((reply) => reply !== undefined);
   }
-  return { root, subagents, ending };
+  return { root, subagents, mcpCalls, ending };
 }
 
 function toApiMessage(

@@ -9,6 +9,8 @@ import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
 import { runTask } from "../run/run-task.js";
 import type { Limits, Task } from "../task/schema.js";
+import type { McpRecording, RecordedMcpResult } from "../tools/mcp-tools.js";
+import type { RunOrigin } from "../transcript/init-line.js";
 import { hashWorkspace } from "../workspace/hash.js";
 import { createDivergenceTracker, type DivergenceReport } from "./divergence.js";
 import type { RecordedRun } from "./recorded-run.js";
@@ -98,12 +100,8 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     },
     ...(options.onCheck === undefined ? {} : { onCheck: options.onCheck }),
     ...(options.redact === undefined ? {} : { redact: options.redact }),
-    origin: {
-      kind: options.kind,
-      transcript: recorded.path,
-      sessionId: recorded.sessionId,
-      steps: options.untilStep,
-    },
+    origin: originOf(options),
+    mcpRecording: mcpRecording(recorded, options.untilStep, options.next !== undefined),
   });
   const divergence = tracker.report({
     recorded: recorded.workspacePath,
@@ -131,6 +129,37 @@ function divergenceTracker(options: ReplayOptions, task: Task) {
   const commandTools = [...recorded.task.commandTools, ...task.commandTools];
   const names = commandTools.map((tool) => tool.name);
   return createDivergenceTracker(recorded, options.untilStep, names);
+}
+
+/** Where the run comes from, for its init line and `summary.json`. */
+function originOf(options: ReplayOptions): RunOrigin {
+  const { recorded } = options;
+  return {
+    kind: options.kind,
+    transcript: recorded.path,
+    sessionId: recorded.sessionId,
+    steps: options.untilStep,
+  };
+}
+
+/**
+ * The recorded MCP calls of steps 1..`untilStep`, served again by `tool_use` id, and the tools the
+ * servers offered. A replay starts no server; a fork or resume (`isLive`) starts the task's
+ * servers for the calls made after the recording.
+ */
+function mcpRecording(recorded: RecordedRun, untilStep: number, isLive: boolean): McpRecording {
+  const results = new Map<string, RecordedMcpResult[]>();
+  for (const call of recorded.mcpCalls) {
+    if (call.step > untilStep) continue;
+    const served = results.get(call.toolUseId) ?? [];
+    served.push({ content: call.content, isError: call.isError });
+    results.set(call.toolUseId, served);
+  }
+  return {
+    results,
+    tools: recorded.mcpTools,
+    isLive,
+  };
 }
 
 /** The task as replayed: recorded, re-graded with `--task`'s checks, or (fork, resume) `--task` itself. */

@@ -6,6 +6,7 @@ import type { ModelClient } from "../model/model-client.js";
 import { type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { Task } from "../task/schema.js";
 import { MAX_TIMER_MS } from "../timer.js";
+import type { Tool } from "../tools/define-tool.js";
 import { createTools } from "../tools/index.js";
 import type { Sandbox } from "../tools/sandbox.js";
 import { pricedModelAt } from "./model-usage.js";
@@ -35,6 +36,8 @@ export type AgentSetup = {
   ready: Promise<void>;
   /** agent-run's own folders (the output and run folders), which the file tools refuse. */
   protectedPaths: readonly string[];
+  /** The MCP servers' tools, offered after the built-in ones. */
+  mcpTools: readonly Tool[];
 };
 
 /**
@@ -65,26 +68,7 @@ export async function runAgentWithLimits(
       system: setup.system,
       prompt: task.prompt,
       reasoning: task.reasoning,
-      tools: createTools(task.tools, {
-        bash: {
-          timeoutMs: task.bash.timeoutMs,
-          env: setup.commandEnv,
-          policy: {
-            allow: task.bash.allow,
-            deny: task.bash.deny,
-            flagAllow: task.bash.flagAllow,
-            flagDeny: task.bash.flagDeny,
-          },
-          maxOutputChars: task.bash.maxOutputChars,
-          maxRecordedChars: task.bash.maxRecordedChars,
-          sandbox: setup.sandbox,
-          sandboxLimits: task.sandboxLimits,
-          readOnlyPaths: setup.readOnlyPaths,
-        },
-        commandTools: task.commandTools,
-        protectedPaths: setup.protectedPaths,
-        allowGitWrites: task.allowGitChanges,
-      }),
+      tools: [...builtInTools(setup), ...setup.mcpTools],
       limits: task.limits,
       workspaceRoot,
       signal: controller.signal,
@@ -111,4 +95,29 @@ function subagentSettings(setup: AgentSetup): SubagentSettings | undefined {
     systemFor: (tools) => buildSystemPrompt(task.system, tools, true),
     modelFor: setup.subagentModel ?? (() => setup.model),
   };
+}
+
+/** The task's built-in tools and its command tools, with its bash settings. */
+function builtInTools(setup: AgentSetup): Tool[] {
+  const { task } = setup;
+  return createTools(task.tools, {
+    bash: {
+      timeoutMs: task.bash.timeoutMs,
+      env: setup.commandEnv,
+      policy: {
+        allow: task.bash.allow,
+        deny: task.bash.deny,
+        flagAllow: task.bash.flagAllow,
+        flagDeny: task.bash.flagDeny,
+      },
+      maxOutputChars: task.bash.maxOutputChars,
+      maxRecordedChars: task.bash.maxRecordedChars,
+      sandbox: setup.sandbox,
+      sandboxLimits: task.sandboxLimits,
+      readOnlyPaths: setup.readOnlyPaths,
+    },
+    commandTools: task.commandTools,
+    protectedPaths: setup.protectedPaths,
+    allowGitWrites: task.allowGitChanges,
+  });
 }

@@ -4,6 +4,7 @@ import type { ModelClient } from "../model/model-client.js";
 import type { PricedModel, PriceTable } from "../model/pricing.js";
 import type { Redactor } from "../redact.js";
 import type { Task } from "../task/schema.js";
+import type { McpRecording } from "../tools/mcp-tools.js";
 import type { Sandbox } from "../tools/sandbox.js";
 import type { RunOrigin } from "../transcript/init-line.js";
 
@@ -44,6 +45,8 @@ export type RunTaskOptions = {
   recordedSteps?: RecordedSteps | undefined;
   /** Set for replays, forks and resumes: recorded in the init line and `summary.json`. */
   origin?: RunOrigin;
+  /** A replay's, fork's or resume's recorded MCP tools and results (see `McpRecording`). */
+  mcpRecording?: McpRecording;
   /** Files in the run folder to keep when it is cleared (a resumed run's earlier transcript). */
   preserve?: readonly string[];
 };

@@ -5,6 +5,7 @@ import type { CheckResult } from "../checks/types.js";
 import { messageOf } from "../errors.js";
 import type { Redactor } from "../redact.js";
 import type { TaskSummary } from "../report/summary.js";
+import type { McpServerStatus } from "../tools/mcp-tools.js";
 import type { PlanItem } from "../tools/plan-store.js";
 import { initLine } from "../transcript/init-line.js";
 import { checkLine } from "../transcript/lines.js";
@@ -90,6 +91,7 @@ export function writeInit(
   run: Run,
   workspace: string | undefined,
   before: Snapshot | undefined,
+  mcpServers: readonly McpServerStatus[] = [],
 ): void {
   const { options } = run;
   const { task } = options;
@@ -99,7 +101,11 @@ export function writeInit(
         agentRunVersion: AGENT_RUN_VERSION,
         model: options.modelName,
         system: run.system,
-        tools: [...task.tools, ...task.commandTools.map((tool) => tool.name)],
+        tools: [
+          ...task.tools.filter((tool) => tool !== "task"),
+          ...task.commandTools.map((tool) => tool.name),
+        ],
+        mcpServers,
         task: { ...task, sandbox: options.sandbox ?? task.sandbox },
         workspace: {
           source: task.workspace,

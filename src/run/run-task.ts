@@ -2,10 +2,7 @@ import type { AgentEvent, RunResult } from "../agent/events.js";
 import { gitChangesCheck } from "../checks/git-changes-check.js";
 import { runChecks } from "../checks/run-checks.js";
 import { messageOf } from "../errors.js";
-import { taskCommandEnv } from "../process/command-env.js";
 import type { TaskSummary } from "../report/summary.js";
-import { sandboxReadOnlyPaths } from "../tools/git-dirs.js";
-import type { Sandbox } from "../tools/sandbox.js";
 import { eventLine } from "../transcript/lines.js";
 import { diffSnapshots, type WorkspaceChanges } from "../workspace/changes.js";
 import { makeScratchFolder, type ScratchFolder } from "../workspace/git/scratch.js";
@@ -18,7 +15,9 @@ import {
 import { planWorkspace } from "../workspace/prepare.js";
 import { type Snapshot, snapshotWorkspace, stageWorkspace } from "../workspace/snapshot.js";
 import { runAgentWithLimits } from "./agent-limits.js";
+import { type CommandSetup, commandSetup, startMcpAfter } from "./command-setup.js";
 import { writePatch } from "./run-folder.js";
+import type { RunMcp } from "./run-mcp.js";
 import type { RunTaskOptions } from "./run-options.js";
 import { finish, openRun, type Run, type Work, writeInit } from "./run-record.js";
 import { emptyResult } from "./run-result.js";
@@ -27,12 +26,17 @@ import { emptyResult } from "./run-result.js";
  * The workspace the agent works in, where the snapshots live, and its starting state: taken
  * while the first model call is on its way (undefined when it failed: `problems` says why).
  */
-type Prepared = {
+type Prepared = CommandSetup & {
   workspace: string;
   scratch: ScratchFolder;
   before: Promise<Snapshot | undefined>;
   /** What is under every `.git` in the workspace at the start (a copy holds none). */
   gitDirsBefore: Promise<GitDirState>;
+  /**
+   * The MCP servers, started once the starting state is recorded (so what they write counts as
+   * the run's change); undefined without any, or without a starting state.
+   */
+  mcp: Promise<RunMcp | undefined>;
   /** Settles once the init line is written: the agent's lines wait for it. */
   initWritten: Promise<void>;
 };
@@ -109,9 +113,22 @@ async function prepare(run: Run): Promise<Prepared | undefined> {
         run.problems.push(`could not prepare the workspace: ${messageOf(error)}`);
         return undefined;
       });
-    const written = before.then((snapshot) => writeInit(run, plan.path, snapshot));
     gitDirsBefore.catch(() => {}); // reported through `before`, which waits for it
-    return { workspace: plan.path, scratch, before, gitDirsBefore, initWritten: written };
+    const setup = commandSetup(run, plan.path);
+    const mcp = startMcpAfter(run, before, { workspace: plan.path, ...setup });
+    // The init line records the servers' statuses: it waits for them.
+    const written = Promise.all([before, mcp]).then(([snapshot, started]) =>
+      writeInit(run, plan.path, snapshot, started?.servers),
+    );
+    return {
+      workspace: plan.path,
+      scratch,
+      before,
+      gitDirsBefore,
+      ...setup,
+      mcp,
+      initWritten: written,
+    };
   } catch (error) {
     await scratch?.remove();
     run.problems.push(`could not prepare the workspace: ${messageOf(error)}`);
@@ -128,14 +145,14 @@ function excludedPaths(run: Run): string[] {
 async function workIn(run: Run, prepared: Prepared): Promise<Work> {
   const { options } = run;
   const { task } = options;
-  const sandbox = options.sandbox ?? task.sandbox;
-  const commandEnv = taskCommandEnv(options.baseEnv, {
-    workspace: prepared.workspace,
-    isInPlace: options.inPlace,
-    env: task.bash.env,
-  });
-  const readOnlyPaths = protectedPaths(run, prepared.workspace, sandbox);
-  const result = await runAgent(run, prepared, commandEnv, sandbox, readOnlyPaths);
+  const { commandEnv, sandbox, readOnlyPaths } = prepared;
+  let result: RunResult | undefined;
+  try {
+    result = await runAgent(run, prepared);
+  } finally {
+    // Before the checks, however the agent ended: they grade the workspace the servers left.
+    await (await prepared.mcp)?.close();
+  }
   // Without a starting state the run is an error: there are no changes to find or check.
   if ((await prepared.before) === undefined) {
     return { result, changes: undefined, gitChanges: [], checks: [] };
@@ -173,29 +190,12 @@ async function collectGitChanges(run: Run, prepared: Prepared): Promise<GitDirCh
   }
 }
 
-/**
- * In place under the sandbox: every .git in the workspace and the output folders inside it, which
- * commands must not change. Found beside the first model call; commands wait for the list. A copy
- * has no .git (the agent's own `git init` stays writable) and no output folder inside it.
- */
-function protectedPaths(run: Run, workspace: string, sandbox: Sandbox): Promise<readonly string[]> {
-  const { inPlace, outDir } = run.options;
-  if (sandbox !== "bwrap" || !inPlace) return Promise.resolve([]);
-  const paths = sandboxReadOnlyPaths(workspace, [outDir, run.runDir]);
-  // The tools report a failure when a command needs the list; until then it must not go unhandled.
-  paths.catch(() => {});
-  return paths;
-}
-
 /** The agent loop, each event written to the transcript as it happens (after the init line). */
-async function runAgent(
-  run: Run,
-  prepared: Prepared,
-  commandEnv: Record<string, string>,
-  sandbox: Sandbox,
-  readOnlyPaths: Promise<readonly string[]>,
-): Promise<RunResult | undefined> {
+async function runAgent(run: Run, prepared: Prepared): Promise<RunResult | undefined> {
   const { options } = run;
+  const { commandEnv, sandbox, readOnlyPaths } = prepared;
+  // The servers' tools are offered from the first model call.
+  const mcp = await prepared.mcp;
   const stop = new AbortController();
   const write = (event: AgentEvent) => {
     try {
@@ -243,6 +243,7 @@ async function runAgent(
     readOnlyPaths,
     ready,
     protectedPaths,
+    mcpTools: mcp?.tools ?? [],
   };
   const result = await runAgentWithLimits(setup, prepared.workspace, record, stop.signal).catch(
     (error: unknown) => {

@@ -137,8 +137,8 @@ function nestedHome(
 }
 
 /**
- * The field names of the object schema at `path` (through `.optional()`, list items and, by the
- * data's tag, a discriminated union's option), or none.
+ * The field names of the object schema at `path` (through `.optional()`, list items, a mapping's
+ * entries and, by the data's tag, a discriminated union's option), or none.
  */
 function fieldNamesAt(
   schema: z.core.$ZodType,
@@ -162,6 +162,8 @@ function childSchema(
 ): z.core.$ZodType | undefined {
   const inner = schema instanceof z.ZodOptional ? schema.unwrap() : schema;
   if (typeof segment === "number") return inner instanceof z.ZodArray ? inner.element : undefined;
+  // A mapping of names to entries (`mcp_servers`): every key leads to the entry's schema.
+  if (inner instanceof z.ZodRecord) return inner.valueType;
   const object = asObject(inner, value);
   return object === undefined || typeof segment !== "string" ? undefined : object.shape[segment];
 }

@@ -5,6 +5,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
 import { resolveCommandTools } from "./resolve-command-tools.js";
+import { resolveMcpServers } from "./resolve-mcp.js";
 import { resolveProvider } from "./resolve-provider.js";
 import { resolveReasoning } from "./resolve-reasoning.js";
 import { toolProblems } from "./resolve-tools.js";
@@ -31,17 +32,20 @@ export function resolveTask(
   const reasoning = resolveReasoning(file, data, provider.provider.api, locator);
   const built = buildTask(file, data, locator);
   const tools = resolveCommandTools(file, data, locator, built.bash.timeoutMs);
+  const mcp = resolveMcpServers(file, data, built.bash.timeoutMs, locator);
   const task = {
     ...built,
     provider: provider.provider,
     reasoning: reasoning.reasoning,
     commandTools: tools.commandTools,
+    mcpServers: mcp.servers,
   };
   const problems: TaskFileProblem[] = [
     ...provider.problems,
     ...reasoning.problems,
     ...toolProblems(file, data, locator),
     ...tools.problems,
+    ...mcp.problems,
   ];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
@@ -67,7 +71,7 @@ function buildTask(
   file: string,
   data: TaskFile,
   locator: Locator,
-): Omit<Task, "provider" | "reasoning" | "commandTools"> {
+): Omit<Task, "provider" | "reasoning" | "commandTools" | "mcpServers"> {
   const folder = dirname(file);
   return {
     name: data.name ?? parse(file).name,

@@ -7,7 +7,7 @@ export const SandboxSchema = z
   .enum(["none", "bwrap"])
   .optional()
   .describe(
-    'Run each bash command, command tool call and run check under bubblewrap ("bwrap"): the workspace writable (in place, its .git folders and the output folders are not), the rest of the file system read-only, no network, a private /tmp, bounded by sandbox_limits. Default: "none". --sandbox overrides it.',
+    'Run each bash command, command tool call, run check and MCP server under bubblewrap ("bwrap"): the workspace writable (in place, its .git folders and the output folders are not), the rest of the file system read-only, no network, a private /tmp, bounded by sandbox_limits. Default: "none". --sandbox overrides it.',
   );
 
 /** A task's `sandbox_limits` section: the bounds of each sandboxed command. */

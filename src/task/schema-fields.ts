@@ -235,3 +235,20 @@ function refuseRepeatedTools(ctx: z.core.ParsePayload<ToolName[]>): void {
     });
   });
 }
+
+/** Names a child process accepts; anything else would be silently dropped or mangled. */
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** An optional map of environment variables to string values (`bash.env`, an MCP server's `env`). */
+export function envMap(description: string) {
+  return z
+    .record(
+      z.string().regex(ENV_NAME_PATTERN, {
+        error: (issue) =>
+          `expected an environment variable name (letters, digits and '_', not starting with a digit), got ${describeValue(issue.input)}`,
+      }),
+      z.string(),
+    )
+    .optional()
+    .describe(description);
+}

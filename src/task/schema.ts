@@ -4,14 +4,23 @@ import { REASONING_EFFORTS, type Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import type { ProviderApi, ProviderName } from "../model/providers.js";
 import type { CommandToolSpec } from "../tools/command-tool-spec.js";
+import type { McpServerConfig } from "../tools/mcp-tools.js";
 import type { Sandbox, SandboxLimits } from "../tools/sandbox.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
 import { ChecksSchema } from "./checks-schema.js";
 import { CommandToolsSchema } from "./command-tools-schema.js";
 import { describeValue } from "./describe-value.js";
+import { McpServersSchema } from "./mcp-schema.js";
 import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
 import { SandboxLimitsSchema, SandboxSchema } from "./sandbox-schema.js";
-import { duration, nonBlankString, positiveInt, positiveUsd, toolList } from "./schema-fields.js";
+import {
+  duration,
+  envMap,
+  nonBlankString,
+  positiveInt,
+  positiveUsd,
+  toolList,
+} from "./schema-fields.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -38,9 +47,6 @@ export const TASK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** The rule in words, for every error about a name that breaks it (task files, transcripts, summaries). */
 export const TASK_NAME_RULE =
   "letters, digits, '.', '_' or '-', starting with a letter or digit, at most 100";
-
-/** Names a bash child process accepts; anything else would be silently dropped or mangled. */
-const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const minutes = (ms: number) => `${ms / 60_000}m`;
 const seconds = (ms: number) => `${ms / 1_000}s`;
@@ -163,18 +169,9 @@ export const TaskFileSchema = z
         timeout: duration(
           `Limit for one bash command ("90s", "10m", … or a number of seconds). Default: ${seconds(DEFAULT_BASH_TIMEOUT_MS)}.`,
         ),
-        env: z
-          .record(
-            z.string().regex(ENV_NAME_PATTERN, {
-              error: (issue) =>
-                `expected an environment variable name (letters, digits and '_', not starting with a digit), got ${describeValue(issue.input)}`,
-            }),
-            z.string(),
-          )
-          .optional()
-          .describe(
-            'Extra environment variables for bash commands; values are strings (quote numbers: PORT: "8080"). Default: none.',
-          ),
+        env: envMap(
+          'Extra environment variables for bash commands; values are strings (quote numbers: PORT: "8080"). Default: none.',
+        ),
         allow: z
           .array(z.string().min(1, "must not be empty"))
           .optional()
@@ -200,6 +197,7 @@ export const TaskFileSchema = z
       .optional()
       .describe("Settings for the bash tool, which command tools share."),
     command_tools: CommandToolsSchema,
+    mcp_servers: McpServersSchema,
     sandbox: SandboxSchema,
     sandbox_limits: SandboxLimitsSchema,
     allow_git_changes: z
@@ -284,6 +282,8 @@ export type Task = {
   };
   /** The task's own tools (`command_tools:`), offered after `tools`; empty when it has none. */
   commandTools: CommandToolSpec[];
+  /** MCP servers whose tools the agent may use, in the task file's order; empty without any. */
+  mcpServers: McpServerConfig[];
   sandbox: Sandbox;
   /** What each sandboxed command may use (whenever the sandbox is on, `--sandbox` included). */
   sandboxLimits: SandboxLimits;

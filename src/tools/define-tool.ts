@@ -19,6 +19,8 @@ export type ToolResult = {
   isRefused?: boolean;
   /** todo_write only: the plan as it now stands (the loop reports it as a `plan_updated` event). */
   plan?: readonly PlanItem[];
+  /** MCP only: a replay, fork or resume served the recorded result; no server was called. */
+  isFromRecording?: boolean;
 };
 
 /** What every tool call gets from the runner; tools never read `process.cwd()` or `process.env`. */

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { trackGroup, untrackGroup } from "../process/reaper.js";
+import { killProcessGroup, trackGroup, untrackGroup } from "../process/reaper.js";
 
 /** How long output may keep arriving after the shell has exited before the pipes are closed. */
 const OUTPUT_GRACE_MS = 300;
@@ -70,15 +70,4 @@ export function guardProcessTree(pid: number, timeoutMs: number, signal: AbortSi
       untrackGroup(pid);
     },
   };
-}
-
-/** SIGKILLs the command's process group (`detached` made the shell its leader). */
-function killProcessGroup(pid: number): "killed" | "gone" {
-  try {
-    process.kill(-pid, "SIGKILL");
-    return "killed";
-  } catch (error) {
-    // ESRCH: no process is left in the group. Anything else (EPERM) may be tried again.
-    return (error as NodeJS.ErrnoException).code === "ESRCH" ? "gone" : "killed";
-  }
 }

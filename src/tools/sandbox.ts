@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { ConfigError } from "../errors.js";
+import { ulimitLine } from "./sandbox-ulimit.js";
 
 /** How the bash tool runs commands: directly, or under bubblewrap (the workspace is all it can write). */
 export type Sandbox = "none" | "bwrap";
@@ -132,7 +133,8 @@ function findSetpriv(searchPath: string | undefined, systemDirs: readonly string
 }
 
 /**
- * The bubblewrap command running `shell -c script` with the workspace writable and everything
+ * The bubblewrap command running `shell -c script` (with `scriptArgs` as `$1`... when given, so a
+ * script `exec "$@"` runs them as an argv, never parsed by the shell) with the workspace writable and everything
  * else read-only (the `readOnlyPaths` inside the workspace too), a private /tmp of `tmpBytes`
  * (TMPDIR points at it), a /dev/shm of `shmBytes`, the rest of /dev read-only, no network, its own
  * process namespace (everything in it dies with the command), a new session (no TIOCSTI into a
@@ -145,6 +147,8 @@ export function buildBwrapCommand(options: {
   workspaceRoot: string;
   shell: string;
   script: string;
+  /** The script's arguments: `$1`, `$2`... (`$0` is `agent-run`). */
+  scriptArgs?: readonly string[] | undefined;
   limits?: Readonly<SandboxLimits> | undefined;
   /** Absolute paths inside the workspace bound read-only (missing ones are skipped). */
   readOnlyPaths?: readonly string[] | undefined;
@@ -158,7 +162,9 @@ export function buildBwrapCommand(options: {
   const readOnly = (options.readOnlyPaths ?? []).flatMap((path) => ["--ro-bind-try", path, path]);
   // On the script's first line, so that the shell's "line N" in messages stays the script's.
   const bounded = `${ulimitLine(limits, shell, env)}; ${script}`;
-  const run = [shell, ...shellFlags(shell), "-c", bounded];
+  // `$0` is "agent-run" and the arguments are "$@": never pasted into the script.
+  const scriptArgs = options.scriptArgs === undefined ? [] : ["agent-run", ...options.scriptArgs];
+  const run = [shell, ...shellFlags(shell), "-c", bounded, ...scriptArgs];
   const command = user === undefined ? run : [...setpriv(user), ...run];
   const args = [
     ["--ro-bind", "/", "/"],
@@ -236,47 +242,6 @@ function setpriv(user: SandboxUser): string[] {
 function gitSystemConfig(env: Readonly<Record<string, string>>): string {
   const real = env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig";
   return `[safe]\n\tdirectory = *\n[include]\n\tpath = ${JSON.stringify(real)}\n`;
-}
-
-/**
- * The shell line that sets the hard (and soft) limits before the script runs, each at most the
- * hard limit agent-run itself has (raising one would fail). bash counts file sizes in KiB, in
- * POSIX mode and other shells in 512-byte blocks. A shell without `ulimit -u` (dash) fails the
- * command, so it never runs unbounded.
- */
-function ulimitLine(
-  limits: Readonly<SandboxLimits>,
-  shell: string,
-  env: Readonly<Record<string, string>>,
-): string {
-  const own = ownHardLimits();
-  const blockBytes = basename(shell) === "bash" && env.POSIXLY_CORRECT === undefined ? 1024 : 512;
-  const processes = Math.min(limits.maxProcesses, own.processes);
-  const blocks = Math.max(1, Math.floor(Math.min(limits.maxFileBytes, own.fileBytes) / blockBytes));
-  return `ulimit -u ${processes} -f ${blocks} || exit 126`;
-}
-
-let ownLimits: { processes: number; fileBytes: number } | undefined;
-
-/** agent-run's own hard limits (Linux's /proc/self/limits), which a command inherits; read once. */
-function ownHardLimits(): { processes: number; fileBytes: number } {
-  ownLimits ??= readOwnHardLimits();
-  return ownLimits;
-}
-
-function readOwnHardLimits(): { processes: number; fileBytes: number } {
-  let text = "";
-  try {
-    text = readFileSync("/proc/self/limits", "utf8");
-  } catch {
-    // Not Linux: bubblewrap does not run there anyway.
-  }
-  const hard = (name: string) => {
-    const match = new RegExp(`^${name}\\s+\\S+\\s+(\\S+)`, "m").exec(text);
-    const value = match === null ? Number.NaN : Number(match[1]);
-    return Number.isFinite(value) ? value : Number.POSITIVE_INFINITY;
-  };
-  return { processes: hard("Max processes"), fileBytes: hard("Max file size") };
 }
 
 function findProgram(

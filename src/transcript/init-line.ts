@@ -4,6 +4,12 @@ import type { OpenAICompat } from "../model/openai/compat.js";
 import { effectiveCompat } from "../model/providers.js";
 import type { Limits, ProviderSettings, ToolProtocol } from "../task/schema.js";
 import type { CommandToolSpec } from "../tools/command-tool-spec.js";
+import {
+  type McpServerConfig,
+  type McpServerStatus,
+  type McpToolSpec,
+  mcpToolName,
+} from "../tools/mcp-tools.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
 
@@ -12,8 +18,13 @@ export type InitInfo = {
   agentRunVersion: string;
   model: string;
   system: string;
-  /** Every tool offered: the built-in ones the task lists, then its command tools. */
+  /**
+   * The tools offered before the MCP servers' ones: the built-in ones the task lists (but `task`,
+   * offered last), then its command tools.
+   */
   tools: readonly string[];
+  /** What became of each MCP server, and the tools it offered (after the built-in ones). */
+  mcpServers: readonly McpServerStatus[];
   task: {
     name: string;
     file: string;
@@ -38,6 +49,7 @@ export type InitInfo = {
     /** The task's `tools:` (built-in tools only). */
     tools: readonly string[];
     commandTools: readonly CommandToolSpec[];
+    mcpServers: readonly McpServerConfig[];
     sandbox: string;
     sandboxLimits: SandboxLimits;
     allowGitChanges: boolean;
@@ -69,7 +81,12 @@ export function initLine(info: InitInfo): InitLineShape {
     agent_run_version: info.agentRunVersion,
     cwd: info.workspace.path,
     model: info.model,
-    tools: [...info.tools],
+    // In the order they are offered: the task tool comes last (the loop adds it).
+    tools: [
+      ...info.tools,
+      ...offeredMcpTools(info.mcpServers),
+      ...(task.tools.includes("task") ? ["task"] : []),
+    ],
     ...sdkInitFields(info),
     task: {
       name: task.name,
@@ -110,6 +127,7 @@ export function initLine(info: InitInfo): InitLineShape {
         max_file_size: task.sandboxLimits.maxFileBytes,
       },
       allow_git_changes: task.allowGitChanges,
+      mcp_servers: task.mcpServers.map(mcpServerJson),
       replies: task.replies ?? null,
       checks: task.checks.map(checkJson),
       workspace: {
@@ -139,15 +157,16 @@ function limitsLine(limits: Limits) {
 
 /**
  * The Agent SDK's init fields (`SDKSystemMessage`) that describe the run: no Claude Code is
- * involved (its version field carries agent-run's), no MCP server, slash command, skill or plugin,
- * and nobody to ask for permission: the task's tools and command policy decide (`dontAsk`).
+ * involved (its version field carries agent-run's), the task's MCP servers, no slash command,
+ * skill or plugin, and nobody to ask for permission: the task's tools and command policy decide
+ * (`dontAsk`).
  */
 function sdkInitFields(info: InitInfo) {
   return {
     claude_code_version: info.agentRunVersion,
     apiKeySource: apiKeySource(info),
     permissionMode: "dontAsk" as const,
-    mcp_servers: [],
+    mcp_servers: info.mcpServers.map(mcpStatusJson),
     slash_commands: [],
     output_style: "default",
     skills: [],
@@ -226,6 +245,45 @@ export function checkJson(check: Check): Record<string, unknown> {
     default:
       return { ...check };
   }
+}
+
+/** The MCP tools offered, by the names the model sees. */
+function offeredMcpTools(servers: readonly McpServerStatus[]): string[] {
+  return servers.flatMap((server) =>
+    server.tools.map((tool) => mcpToolName(server.name, tool.name)),
+  );
+}
+
+/**
+ * A server's status as Claude Code's `McpServerStatus`, its tools with their input schemas (a
+ * replay, fork or resume offers them again) and agent-run's notes on tools left out.
+ */
+function mcpStatusJson(server: McpServerStatus) {
+  return {
+    name: server.name,
+    status: server.status,
+    ...(server.error === undefined ? {} : { error: server.error }),
+    ...(server.serverInfo === undefined ? {} : { serverInfo: server.serverInfo }),
+    tools: server.tools.map(mcpToolJson),
+    ...(server.notes.length === 0 ? {} : { notes: server.notes }),
+  };
+}
+
+function mcpToolJson(tool: McpToolSpec) {
+  return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
+}
+
+/** A declared server in the init line's `task.mcp_servers`, as the task file gave it. */
+function mcpServerJson(server: McpServerConfig) {
+  return {
+    name: server.name,
+    command: server.command,
+    args: server.args,
+    env: server.env,
+    tools: server.tools ?? null,
+    startup_timeout_ms: server.startupTimeoutMs,
+    timeout_ms: server.timeoutMs,
+  };
 }
 
 /** A command tool in the init line's snake_case (its task-file line included). */

@@ -94,7 +94,15 @@ const InitLineBody = z.looseObject({
   claude_code_version: z.string(),
   apiKeySource: z.enum(["ANTHROPIC_API_KEY", "user", "none"]),
   permissionMode: z.literal("dontAsk"),
-  mcp_servers: z.array(z.looseObject({ name: z.string(), status: z.string() })),
+  /** Claude Code's `McpServerStatus` entries; agent-run's carry each server's tools. */
+  mcp_servers: z.array(
+    z.looseObject({
+      name: z.string(),
+      status: z.string(),
+      error: z.string().optional(),
+      tools: z.array(z.looseObject({ name: z.string() })).optional(),
+    }),
+  ),
   slash_commands: z.array(z.string()),
   output_style: z.string(),
   skills: z.array(z.string()),
@@ -136,6 +144,8 @@ const UserLineBody = z.looseObject({
   not_run: z.literal(true).optional(),
   /** The command policy refused the call (also listed in the result's `permission_denials`). */
   permission_denied: z.literal(true).optional(),
+  /** A replay, fork or resume served the recorded result of this MCP call; no server ran it. */
+  from_recording: z.literal(true).optional(),
 });
 
 const RetryLineBody = z.looseObject({

@@ -194,6 +194,7 @@ function toolResultLine(event: Extract<AgentEvent, { type: "tool_result" }>): Us
     ...(event.recordedContent === undefined ? {} : { recorded_output: event.recordedContent }),
     ...(event.exitCode === undefined ? {} : { exit_code: event.exitCode }),
     ...(event.isRefused === true ? { permission_denied: true as const } : {}),
+    ...(event.isFromRecording === true ? { from_recording: true as const } : {}),
     ...(event.isInterrupted === true ? { interrupted: true } : {}),
   };
 }

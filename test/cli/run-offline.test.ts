@@ -21,6 +21,9 @@ const EXAMPLES = {
   "text-protocol-default-name": "fixtures/workspaces/greeter",
   "think-add-shout": "fixtures/workspaces/greeter",
   "ticket-lookup": "fixtures/workspaces/tracker",
+  "mcp-ticket-fix": "fixtures/workspaces/shop",
+  "plan-add-subtract": "fixtures/workspaces/calculator",
+  "subagent-greet-french": "fixtures/workspaces/greeter",
 } as const;
 
 describe("agent-run --offline tasks/*.yaml (the README's first command)", () => {
@@ -36,7 +39,7 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
     }
     expect(await treeContents("fixtures/workspaces")).toEqual(before);
     expect(run.stdout).toMatch(/^\| total +\| +\| 7\/7 +\| +21\/21 \|/m);
-    expect(run.stdout).toContain("7/7 passed (100.0%)");
+    expect(run.stdout).toContain("10/10 passed (100.0%)");
   });
 
   test.each(Object.entries(EXAMPLES))(

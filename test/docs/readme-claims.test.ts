@@ -120,10 +120,10 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     await box[Symbol.asyncDispose]();
   });
 
-  test("the quick start runs the seven examples: 7/7 passed, exit 0, outputs in agent-runs/", async () => {
+  test("the quick start runs the ten examples: 10/10 passed, exit 0, outputs in agent-runs/", async () => {
     expect(quickStart.stderr).not.toMatch(/internal error/);
     expect(quickStart.code).toBe(0);
-    expect(quickStart.stdout).toContain("7/7 passed");
+    expect(quickStart.stdout).toContain("10/10 passed");
     const names = [
       "add-farewell",
       "fix-failing-test",
@@ -132,6 +132,9 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
       "text-protocol-default-name",
       "think-add-shout",
       "ticket-lookup",
+      "mcp-ticket-fix",
+      "plan-add-subtract",
+      "subagent-greet-french",
     ];
     for (const name of names) {
       expect(await readSummary(join(box.root, "agent-runs", name))).toMatchObject({
@@ -203,7 +206,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     const run = await box.sh(`${block.text} --out on-path`);
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("7/7 passed (100.0%)");
+    expect(run.stdout).toContain("10/10 passed (100.0%)");
   });
 
   test("validation prints what README shows, with exit 2", async () => {

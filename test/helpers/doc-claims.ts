@@ -85,7 +85,8 @@ export type ShellRun = { code: number | null; stdout: string; stderr: string };
 
 /**
  * A throw-away copy of what the docs' commands use (tasks/, fixtures/, schema/, the built bin/ and
- * dist/ linked), with `agent-run` on PATH as `npm install -g .` would put it, and no API key.
+ * dist/ and node_modules/ linked), with `agent-run` on PATH as `npm install -g .` would put it,
+ * and no API key.
  */
 export type DocSandbox = AsyncDisposable & {
   root: string;
@@ -101,7 +102,8 @@ export async function docSandbox(): Promise<DocSandbox> {
   for (const folder of ["tasks", "fixtures", "schema"]) {
     await cp(folder, join(root, folder), { recursive: true });
   }
-  for (const built of ["bin", "dist", "package.json"])
+  // node_modules as `npm ci` leaves it: the example MCP server imports the MCP SDK.
+  for (const built of ["bin", "dist", "package.json", "node_modules"])
     await symlink(resolve(built), join(root, built));
   const pathDir = join(root, ".path");
   await mkdir(pathDir);

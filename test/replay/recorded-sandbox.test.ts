@@ -12,6 +12,7 @@ const INFO: InitInfo = {
   model: "claude-sonnet-5-5",
   system: "You are a coding agent.",
   tools: ["bash"],
+  mcpServers: [],
   task: {
     name: "t",
     file: "t.yaml",
@@ -45,6 +46,7 @@ const INFO: InitInfo = {
     sandbox: "bwrap",
     sandboxLimits: LIMITS,
     allowGitChanges: false,
+    mcpServers: [],
     replies: undefined,
     checks: [],
   },

@@ -2,6 +2,7 @@ import { relative } from "node:path";
 import { describe, expect, test } from "vitest";
 import { formatProblem, TaskFileError } from "../../src/errors.js";
 import { loadTasks } from "../../src/task/load-task.js";
+import { DEFAULT_MCP_STARTUP_TIMEOUT_MS } from "../../src/task/mcp-schema.js";
 import { DEFAULT_BASH_TIMEOUT_MS, DEFAULT_LIMITS } from "../../src/task/schema.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/tools/sandbox.js";
 import { DEFAULT_TOOL_NAMES } from "../../src/tools/tool-names.js";
@@ -128,6 +129,7 @@ describe("loadTasks: valid files", () => {
             line: 29,
           },
         ],
+        mcpServers: [],
         sandbox: "none",
         sandboxLimits: DEFAULT_SANDBOX_LIMITS,
         allowGitChanges: false,
@@ -174,12 +176,62 @@ describe("loadTasks: valid files", () => {
         maxRecordedChars: 1_000_000,
       },
       commandTools: [],
+      mcpServers: [],
       sandbox: "none",
       sandboxLimits: DEFAULT_SANDBOX_LIMITS,
       allowGitChanges: false,
       replies: undefined,
       checks: [],
     });
+  });
+
+  test("mcp_servers: in file order, a command path made absolute from the task's folder, call limits from bash.timeout", async () => {
+    await using ws = await tmpWorkspace({
+      files: {
+        "proj/a.txt": "a",
+        "tasks/t.yaml": [
+          "prompt: Fix it",
+          "workspace: ../proj",
+          "bash: { timeout: 2m }",
+          "mcp_servers:",
+          "  tickets:",
+          "    type: stdio",
+          "    command: ../servers/tickets.mjs",
+          "    args: [--db, tickets.json]",
+          "    env: { TICKET_DB: tickets.json }",
+          "    tools: [lookup_ticket]",
+          "    startup_timeout: 5s",
+          "    timeout: 10s",
+          "  github:",
+          "    command: npx",
+          "    args: [-y, '@modelcontextprotocol/server-github']",
+          "",
+        ].join("\n"),
+      },
+    });
+
+    const [task] = await loadTasks([ws.path("tasks/t.yaml")]);
+
+    expect(task?.mcpServers).toEqual([
+      {
+        name: "tickets",
+        command: ws.path("servers/tickets.mjs"),
+        args: ["--db", "tickets.json"],
+        env: { TICKET_DB: "tickets.json" },
+        tools: ["lookup_ticket"],
+        startupTimeoutMs: 5_000,
+        timeoutMs: 10_000,
+      },
+      {
+        name: "github",
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-github"],
+        env: {},
+        tools: undefined,
+        startupTimeoutMs: DEFAULT_MCP_STARTUP_TIMEOUT_MS,
+        timeoutMs: 120_000,
+      },
+    ]);
   });
 
   test("sandbox_limits: sizes in binary units (or bytes), the defaults for the rest", async () => {
@@ -283,11 +335,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks',
     ],
     [
       "unknown-limit-key.yaml",
@@ -474,6 +526,28 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
       '4:1: invalid YAML: unexpected flow-seq-end token in YAML stream: "]"; remove it, or check the brackets and quotes above',
     ],
     [
+      "mcp-server-bad-name.yaml",
+      `5:3: mcp_servers.my__tickets: expected an MCP server name: 1 to 56 letters, digits, '_' or '-', without "__", got "my__tickets"`,
+    ],
+    [
+      "mcp-server-unknown-key.yaml",
+      '7:5: mcp_servers.tickets.arg: unknown field "arg" (did you mean "args"?); expected one of type, command, args, env, tools, startup_timeout, timeout',
+    ],
+    ["mcp-server-no-command.yaml", "6:5: mcp_servers.tickets.command: required field is missing"],
+    [
+      "mcp-server-http.yaml",
+      '6:11: mcp_servers.tickets.type: only "stdio" servers are supported (agent-run starts each server and talks to it over stdin and stdout), got "http"',
+    ],
+    ["mcp-servers-is-a-list.yaml", "5:3: mcp_servers: expected a mapping, got a list"],
+    [
+      "mcp-tool-name-too-long.yaml",
+      `7:28: mcp_servers.the-ticket-tracker-of-the-platform-team.tools[1]: the model would see this tool as "mcp__the-ticket-tracker-of-the-platform-team__look_up_a_ticket_by_its_id", 72 characters, past the API's 64; shorten the server's name`,
+    ],
+    [
+      "mcp-server-bad-timeout.yaml",
+      '7:22: mcp_servers.tickets.startup_timeout: expected a duration such as "90s", "10m" or "1h" (or a number of seconds), got "thirty seconds"',
+    ],
+    [
       "yaml-tab-indentation.yaml",
       "5:1: invalid YAML: tabs are not allowed as indentation; indent with spaces",
     ],
@@ -581,7 +655,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -792,7 +866,7 @@ describe("loadTasks: checks", () => {
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
     ]);
   });
 

@@ -66,6 +66,8 @@ const SCHEMA_CANNOT_CATCH: Record<string, string[]> = {
   "a command tool's `command` that the task's own `bash.allow` or `bash.deny` refuses": [
     "command-tool-command-denied.yaml",
   ],
+  "an MCP tool in `mcp_servers.<server>.tools` whose full name `mcp__<server>__<tool>` is longer than 64 characters":
+    ["mcp-tool-name-too-long.yaml"],
 };
 
 const corpusFiles = readdirSync(CORPUS)

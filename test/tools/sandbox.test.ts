@@ -116,6 +116,15 @@ describe("buildBwrapCommand", () => {
     expect(Number(blocks)).toBeLessThanOrEqual(DEFAULT_SANDBOX_LIMITS.maxFileBytes / 1024);
   });
 
+  test("an argv runs as the script's arguments, never inside the script (an MCP server's command)", () => {
+    const argv = ["node", "server.mjs", "$(touch /tmp/pwned)", "a b; rm -rf ~"];
+    const command = buildBwrapCommand({ ...base, script: 'exec "$@"', scriptArgs: argv });
+
+    const dashC = command.args.indexOf("-c");
+    expect(command.args[dashC + 1]).toMatch(/^ulimit -u \d+ -f \d+ \|\| exit 126; exec "\$@"$/);
+    expect(command.args.slice(dashC + 2)).toEqual(["agent-run", ...argv]);
+  });
+
   test("a task's limits, read-only paths after the workspace bind, and 512-byte blocks for other shells", () => {
     const command = buildBwrapCommand({
       ...base,

@@ -432,6 +432,7 @@ const INIT: InitInfo = {
   model: "claude-sonnet-5-5",
   system: "You are a coding agent.",
   tools: ["bash", "read_file"],
+  mcpServers: [],
   task: {
     name: "fix",
     file: "tasks/fix.yaml",
@@ -465,6 +466,7 @@ const INIT: InitInfo = {
     sandbox: "none",
     sandboxLimits: DEFAULT_SANDBOX_LIMITS,
     allowGitChanges: false,
+    mcpServers: [],
     replies: undefined,
     checks: [],
   },

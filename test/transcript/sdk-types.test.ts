@@ -18,6 +18,9 @@ import { type TmpWorkspace, tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 type Line = Record<string, unknown>;
 
+/** The MCP server the `mcp` scenario starts (fixtures/mcp/ticket-server.mjs). */
+const MCP_SERVER = resolve("fixtures/mcp/ticket-server.mjs");
+
 /** A spawned run: its task file's extra YAML, what the mock API serves, and the status it must end with. */
 type Scenario = {
   name: string;
@@ -143,6 +146,21 @@ const SCENARIOS: Scenario[] = [
     replies: [
       reply().toolUse("task", { description: "Look", prompt: "Look around" }),
       reply().toolUse("bash", { command: "ls" }).usage(5000, 10),
+    ],
+  },
+  {
+    name: "mcp",
+    status: "completed",
+    task: [
+      "mcp_servers:",
+      `  tickets: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MCP_SERVER)}], tools: [show_env, crash] }`,
+      `  broken: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MCP_SERVER)}, --exit-at-once] }`,
+      "",
+    ].join("\n"),
+    replies: [
+      reply().toolUse("mcp__tickets__show_env", { name: "HOME" }),
+      reply().toolUse("mcp__tickets__crash", {}),
+      reply().text("Done."),
     ],
   },
 ];
@@ -409,6 +427,13 @@ describe("transcripts of every run ending, against the Agent SDK's message types
     });
     expect(line("protocol-error", "result")).toMatchObject({
       terminal_reason: "malformed_tool_use_exhausted",
+    });
+    expect(line("mcp", "system/init")).toMatchObject({
+      tools: expect.arrayContaining(["mcp__tickets__show_env", "mcp__tickets__crash"]),
+      mcp_servers: [
+        { name: "tickets", status: "connected", serverInfo: { name: "ticket-server" } },
+        { name: "broken", status: "failed", error: expect.stringMatching(/^exited with code 1/) },
+      ],
     });
   });
 });
