@@ -16,7 +16,7 @@ export function toolProblems(file: string, data: TaskFile, locator: Locator): Ta
     problems.push({
       file,
       ...locator.value(["tools", readAt]),
-      path: `tools.${readAt}`,
+      path: `tools[${readAt}]`,
       message: "todo_read reads the plan that todo_write writes; add todo_write to tools",
     });
   }
@@ -25,7 +25,7 @@ export function toolProblems(file: string, data: TaskFile, locator: Locator): Ta
     problems.push({
       file,
       ...locator.value(["checks", index, "plan_complete"]),
-      path: `checks.${index}.plan_complete`,
+      path: `checks[${index}].plan_complete`,
       message:
         "plan_complete checks the plan that the todo_write tool keeps, which this task does not offer; add todo_write to tools",
     });
@@ -35,8 +35,7 @@ export function toolProblems(file: string, data: TaskFile, locator: Locator): Ta
       file,
       ...locator.key(["subagents"]),
       path: "subagents",
-      message:
-        "subagents: sets up the task tool, which this task does not offer; add task to tools",
+      message: "sets up the task tool, which this task does not offer; add task to tools",
     });
   }
   return problems;

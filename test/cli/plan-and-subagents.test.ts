@@ -117,13 +117,13 @@ describe("the plan tool", () => {
 
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(
-      `${file}:3:15: tools.1: todo_read reads the plan that todo_write writes; add todo_write to tools`,
+      `${file}:3:15: tools[1]: todo_read reads the plan that todo_write writes; add todo_write to tools`,
     );
     expect(run.stderr).toContain(
-      `${file}:4:1: subagents: subagents: sets up the task tool, which this task does not offer; add task to tools`,
+      `${file}:4:1: subagents: sets up the task tool, which this task does not offer; add task to tools`,
     );
     expect(run.stderr).toContain(
-      `${file}:6:20: checks.0.plan_complete: plan_complete checks the plan that the todo_write tool keeps, which this task does not offer; add todo_write to tools`,
+      `${file}:6:20: checks[0].plan_complete: plan_complete checks the plan that the todo_write tool keeps, which this task does not offer; add todo_write to tools`,
     );
     expect(server.requests).toHaveLength(0);
   });

@@ -38,7 +38,7 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
       expect(summary).toMatchObject({ name, status: "completed", error: null });
     }
     expect(await treeContents("fixtures/workspaces")).toEqual(before);
-    expect(run.stdout).toMatch(/^\| total +\| +\| 7\/7 +\| +21\/21 \|/m);
+    expect(run.stdout).toMatch(/^\| total +\| +\| 10\/10 +\| +30\/30 \|/m);
     expect(run.stdout).toContain("10/10 passed (100.0%)");
   });
 

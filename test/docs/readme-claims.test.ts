@@ -152,7 +152,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
   test("its stdout is the final table README shows, durations aside", () => {
     const shown = blockStartingWith(
       README,
-      "| task                       | status    | passed | checks | steps | tokens |    cost | files | duration |",
+      "| task                       | status    | passed | checks | plan | steps |  tokens |    cost | files | duration |",
     );
     expect(comparableOutput(quickStart.stdout.trimEnd())).toEqual(comparableOutput(shown.text));
   });
@@ -180,7 +180,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     const [results, commands, failedChecks] = runs;
 
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(recipes.map(() => [0, ""]));
-    expect(results?.stdout.trimEnd().split("\n")).toHaveLength(7);
+    expect(results?.stdout.trimEnd().split("\n")).toHaveLength(10);
     expect(results?.stdout).toMatch(
       /^\{"status":"completed","num_turns":5,"total_cost_usd":0\.014345\}$/m,
     );
@@ -311,7 +311,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
 describe("README: the real API", { timeout: 120_000 }, () => {
   test("the real API: the Claude tasks run with only ANTHROPIC_API_KEY (API mocked on 127.0.0.1)", async () => {
     await using server = await startMockHttpServer();
-    for (let task = 0; task < 5; task++) server.queue(reply().text("Nothing to do."));
+    for (let task = 0; task < 8; task++) server.queue(reply().text("Nothing to do."));
     const block = blockStartingWith(README, "export ANTHROPIC_API_KEY=sk-ant-...");
     await using box = await docSandbox();
     const run = await box.sh(block.text, { ANTHROPIC_BASE_URL: server.url });
@@ -321,7 +321,7 @@ describe("README: the real API", { timeout: 120_000 }, () => {
     const keys = server.headers.map(
       (headers) => headers["x-api-key"] ?? headers.authorization?.replace(/^Bearer /, ""),
     );
-    expect(keys).toEqual(Array(5).fill("sk-ant-..."));
+    expect(keys).toEqual(Array(8).fill("sk-ant-..."));
     const all = await box.sh('node bin/agent-run.js "tasks/*.yaml"', {
       ANTHROPIC_API_KEY: "sk-ant-...",
     });
@@ -371,7 +371,7 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
     const printed = comparableOutput(local.stdout);
     const start = printed.indexOf("## agent-run");
     expect(printed.slice(start, start + shown.length)).toEqual(comparableOutput(shown.join("\n")));
-    const outputs = here(blockStartingWith(CI_DOC, "passed=7").text);
+    const outputs = here(blockStartingWith(CI_DOC, "passed=10").text);
     expect(local.stdout).toContain(`${outputs}\n`);
   });
 
@@ -385,12 +385,12 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
 
     expect(recipes).toHaveLength(4);
     expect(runs.map((run) => run.stderr)).toEqual(["", "", "", ""]);
-    expect(totals?.stdout).toBe("7/8 passed, $0.086918\n");
+    expect(totals?.stdout).toBe("10/11 passed, $0.15154\n");
     const rows = (perTask?.stdout ?? "")
       .trimEnd()
       .split("\n")
       .map((row) => row.split("\t"));
-    expect(rows).toHaveLength(8);
+    expect(rows).toHaveLength(11);
     expect(rows.find((row) => row[0] === "fix")).toEqual([
       "fix",
       "completed",

@@ -66,6 +66,11 @@ const SCHEMA_CANNOT_CATCH: Record<string, string[]> = {
   "a command tool's `command` that the task's own `bash.allow` or `bash.deny` refuses": [
     "command-tool-command-denied.yaml",
   ],
+  "`todo_read` in `tools` without `todo_write`": ["tools-todo-read-without-write.yaml"],
+  "a `plan_complete` check on a task without `todo_write` in `tools`": [
+    "check-plan-complete-without-plan.yaml",
+  ],
+  "`subagents:` on a task without `task` in `tools`": ["subagents-without-task.yaml"],
   "an MCP tool in `mcp_servers.<server>.tools` whose full name `mcp__<server>__<tool>` is longer than 64 characters":
     ["mcp-tool-name-too-long.yaml"],
 };
