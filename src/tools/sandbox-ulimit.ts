@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import type { SandboxLimits } from "./sandbox.js";
 
 /**
  * The shell line that sets the hard (and soft) limits before the script runs, each at most the
@@ -9,7 +8,7 @@ import type { SandboxLimits } from "./sandbox.js";
  * command, so it never runs unbounded.
  */
 export function ulimitLine(
-  limits: Readonly<SandboxLimits>,
+  limits: { readonly maxProcesses: number; readonly maxFileBytes: number },
   shell: string,
   env: Readonly<Record<string, string>>,
 ): string {
