@@ -124,6 +124,8 @@ type AgentEventBody =
       max: number;
       /** The budget's cap (see `LimitHit`); not written to the transcript. */
       unit?: "usd" | "tokens";
+      /** Whose limit it is (see `LimitHit`): above 0, a subagent's own step limit. */
+      depth?: number;
     }
   /** A model call failed for good (after the client's retries); `status` is the HTTP status if any. */
   | {

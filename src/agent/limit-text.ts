@@ -9,7 +9,10 @@ import type { LimitHit } from "./events.js";
 export function describeLimit(hit: LimitHit): string {
   switch (hit.limit) {
     case "max_steps":
-      return `max_steps reached ${limitFigures(hit)}; raise limits.max_steps or --max-steps`;
+      // A subagent's budget has its own step limit, and no other.
+      return (hit.depth ?? 0) > 0
+        ? `the subagent's step limit was reached ${limitFigures(hit)}; raise subagents.max_steps, or the task call's max_steps`
+        : `max_steps reached ${limitFigures(hit)}; raise limits.max_steps or --max-steps`;
     case "max_tokens":
       return `max_tokens reached ${limitFigures(hit)}; raise limits.max_tokens or --max-tokens`;
     case "max_cost":

@@ -170,11 +170,9 @@ function toolResultOf(result: RunResult, depth: number, ctx: TaskToolContext): T
   const hit = result.stoppedBy;
   if (hit !== undefined && (hit.depth ?? 0) < depth) ctx.onStop(result);
   const why =
-    hit !== undefined && hit.limit === "max_steps" && hit.depth === depth
-      ? `it reached its step limit (${hit.max} model calls; the task's subagents.max_steps, or the call's max_steps, sets it)`
-      : hit !== undefined
-        ? describeLimit(hit)
-        : `it ended with status ${result.status}${result.error === undefined ? "" : `: ${result.error}`}`;
+    hit !== undefined
+      ? describeLimit(hit)
+      : `it ended with status ${result.status}${result.error === undefined ? "" : `: ${result.error}`}`;
   const last = text === "" ? "It wrote no final message." : `Its last message:\n${text}`;
   return { content: `The subagent stopped before it finished: ${why}. ${last}`, isError: true };
 }

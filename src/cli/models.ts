@@ -8,6 +8,7 @@ import { effectiveCompat, PROVIDER_PRESETS } from "../model/providers.js";
 import { createReplayModel } from "../model/replay-model.js";
 import { withoutRecordedReasoning } from "../replay/fork-reasoning.js";
 import type { RecordedRun } from "../replay/recorded-run.js";
+import { recordedCallsThrough } from "../replay/recorded-steps.js";
 import { DEFAULT_MODEL, type Task } from "../task/schema.js";
 import { parseDuration } from "../task/schema-fields.js";
 import { nonEmpty } from "./flag-values.js";
@@ -154,10 +155,6 @@ export async function loadPrices(file: string | undefined): Promise<PriceTable> 
   return parsePriceFile(text, file);
 }
 
-/**
- * The model a fork or resume continues with: the API (the recorded model unless `--model`), or,
- * offline, the task's scripted replies from reply `untilStep + 1` on.
- */
 /** The model of a task that names none, on the anthropic preset: ANTHROPIC_MODEL, else Claude's default. */
 export function defaultModel(env: Readonly<Record<string, string | undefined>>): string {
   return nonEmpty(env.ANTHROPIC_MODEL) ?? DEFAULT_MODEL;
@@ -188,6 +185,11 @@ const EXAMPLE_MODELS: Readonly<Record<string, string>> = {
   vllm: "Qwen/Qwen3-Coder-30B-A3B-Instruct",
 };
 
+/**
+ * The model a fork or resume continues with: the API (the recorded model unless `--model`), or,
+ * offline, the task's scripted replies after those the recording serves: its steps 1..`untilStep`
+ * and the replies of the subagents they started (the replies file is in call order).
+ */
 export async function continuationModel(options: {
   recorded: RecordedRun;
   task: Task | undefined;
@@ -207,7 +209,8 @@ export async function continuationModel(options: {
     }
     const { asRepliesOf, loadReplies } = await import("../task/load-replies.js");
     const replies = await loadReplies(task.replies, relative(process.cwd(), task.replies));
-    const served = asRepliesOf(replies.slice(options.untilStep), name);
+    const recordedCalls = recordedCallsThrough(options.recorded, options.untilStep);
+    const served = asRepliesOf(replies.slice(recordedCalls), name);
     return {
       model: wrap(task, createReplayModel(served, task.replies)),
       name,

@@ -94,7 +94,7 @@ function describeEvent(
         `${stepOf(event)} context: ${plural(event.removedResults, "old tool result")} elided to stay under ${formatCount(event.maxTokens)} tokens`,
       ];
     case "limit_reached":
-      return [paint(RED, `${stepOf(event)} ${event.limit} reached ${limitFigures(event)}`)];
+      return [paint(RED, `${stepOf(event)} ${limitName(event)} reached ${limitFigures(event)}`)];
     case "plan_updated":
       return [`${stepOf(event)} plan: ${describePlan(event.items)}`];
     case "subagent_start":
@@ -139,6 +139,13 @@ function stepOf(event: AgentEvent & { step: number }): string {
   return event.subagent === undefined
     ? `step ${event.step}`
     : `step ${event.subagent.rootStep} subagent step ${event.step}`;
+}
+
+/** The limit as the log names it: a subagent's own step limit is not the run's `max_steps`. */
+function limitName(event: Extract<AgentEvent, { type: "limit_reached" }>): string {
+  return event.limit === "max_steps" && (event.depth ?? 0) > 0
+    ? "subagent step limit"
+    : event.limit;
 }
 
 /** `1/3 completed, now: Add subtract(a, b) with a test`. */

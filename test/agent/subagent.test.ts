@@ -143,7 +143,7 @@ describe("the task tool", () => {
     const task = resultsOf(events).find((entry) => entry.tool === "task");
     expect(task?.isError).toBe(true);
     expect(task?.content).toMatch(
-      /^The subagent stopped before it finished: it reached its step limit \(2 model calls/,
+      /^The subagent stopped before it finished: the subagent's step limit was reached \(2 of 2 steps\); raise subagents.max_steps, or the task call's max_steps\./,
     );
     expect(events.find((event) => event.type === "limit_reached")).toMatchObject({
       limit: "max_steps",

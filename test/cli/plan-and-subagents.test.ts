@@ -1,4 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { useModelServer } from "../helpers/model-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
@@ -210,6 +211,9 @@ describe("subagents (the task tool)", () => {
     const run = await runTask("limited", TASK);
 
     expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain(
+      "[limited] step 1 subagent step 2 subagent step limit reached (2 of 2 steps)",
+    );
     const lines = await readTranscript(run.runDir);
     expect(lines.find((line) => line.type === "limit_reached")).toMatchObject({
       limit: "max_steps",
@@ -226,7 +230,7 @@ describe("subagents (the task tool)", () => {
           {
             is_error: true,
             content: expect.stringMatching(
-              /^The subagent stopped before it finished: it reached its step limit \(2 model calls/,
+              /^The subagent stopped before it finished: the subagent's step limit was reached \(2 of 2 steps\); raise subagents.max_steps, or the task call's max_steps\./,
             ),
           },
         ],
@@ -380,5 +384,47 @@ describe("resuming a run stopped inside a subagent", () => {
     expect(childSteps).toEqual([1, 2, 3]);
     expect(lines.at(-1)).toMatchObject({ status: "completed", num_turns: 5 });
     expect(lines[0]).toMatchObject({ origin: { kind: "resume", steps: 1 } });
+  });
+});
+
+describe("offline continuation after a subagent (the example task)", () => {
+  test("resume and a fork play the replies file after every recorded call, the subagent's included", async () => {
+    const out = dir.path("example");
+    const stopped = await runCli([
+      "--offline",
+      "tasks/subagent-greet-french.yaml",
+      "--max-steps",
+      "3",
+      "--out",
+      out,
+    ]);
+    expect(stopped.exitCode).toBe(1);
+    const runDir = join(out, "subagent-greet-french");
+    expect(await readSummary(runDir)).toMatchObject({ status: "max_steps", steps: 3 });
+
+    const resumed = await runCli(["resume", runDir, "--offline", "--max-steps", "20"]);
+
+    expect(resumed.exitCode).toBe(0);
+    expect(await readSummary(runDir)).toMatchObject({
+      status: "completed",
+      passed: true,
+      steps: 6,
+    });
+    const forked = await runCli([
+      "replay",
+      runDir,
+      "--until-step",
+      "1",
+      "--continue",
+      "--offline",
+      "--out",
+      dir.path("forks"),
+    ]);
+    expect(forked.exitCode).toBe(0);
+    expect(await readSummary(dir.path("forks/subagent-greet-french"))).toMatchObject({
+      status: "completed",
+      passed: true,
+      steps: 6,
+    });
   });
 });
