@@ -161,5 +161,10 @@ type AgentEventBody =
       tools: readonly string[];
       maxSteps: number;
     }
+  /**
+   * An MCP server of the task did not start (the run's, not the loop's: the init line records it,
+   * this tells the log). Its tools answer with an error.
+   */
+  | { type: "mcp_server_failed"; step: 0; name: string; error: string }
   /** The subagent the `task` call at `step` started has ended (whatever way); its result follows. */
   | { type: "subagent_end"; step: number; toolUseId: string; result: RunResult; toolUses: number };

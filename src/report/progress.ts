@@ -95,6 +95,13 @@ function describeEvent(
       ];
     case "limit_reached":
       return [paint(RED, `${stepOf(event)} ${limitName(event)} reached ${limitFigures(event)}`)];
+    case "mcp_server_failed":
+      return [
+        paint(
+          YELLOW,
+          `MCP server ${JSON.stringify(event.name)} failed to start: ${oneLine(event.error, 300)}`,
+        ),
+      ];
     case "plan_updated":
       return [`${stepOf(event)} plan: ${describePlan(event.items)}`];
     case "subagent_start":

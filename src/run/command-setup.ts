@@ -38,9 +38,9 @@ export function startMcpAfter(
 ): Promise<RunMcp | undefined> {
   const { task, mcpRecording, signal } = run.options;
   if (!hasMcpServers(task, mcpRecording)) return Promise.resolve(undefined);
-  return before.then((snapshot) => {
+  return before.then(async (snapshot) => {
     if (snapshot === undefined) return undefined;
-    return startRunMcp({
+    const mcp = await startRunMcp({
       task,
       recording: mcpRecording,
       workspaceRoot: setup.workspace,
@@ -49,6 +49,12 @@ export function startMcpAfter(
       readOnlyPaths: setup.readOnlyPaths,
       signal,
     });
+    for (const server of mcp.servers) {
+      if (server.status !== "failed") continue;
+      const error = server.error ?? "it did not start";
+      run.options.onEvent?.({ type: "mcp_server_failed", step: 0, name: server.name, error });
+    }
+    return mcp;
   });
 }
 

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { TaskFileProblem } from "../errors.js";
 import { API_TOOL_NAME, type McpServerConfig, mcpToolName } from "../tools/mcp-tools.js";
@@ -30,9 +31,19 @@ export function resolveMcpServers(
         message: `the model would see this tool as "${fullName}", ${fullName.length} characters, past the API's 64; shorten the server's name`,
       });
     }
+    const command = commandPath(dirname(file), server.command);
+    // A path is checked now, as the workspace is: a program name is found on PATH when it starts.
+    if (command.includes("/") && !existsSync(command)) {
+      problems.push({
+        file,
+        ...locator.value(["mcp_servers", name, "command"]),
+        path: `mcp_servers.${name}.command`,
+        message: `${JSON.stringify(command)} does not exist; a command with a "/" is relative to the task file's folder`,
+      });
+    }
     return {
       name,
-      command: commandPath(dirname(file), server.command),
+      command,
       args: server.args ?? [],
       env: server.env ?? {},
       tools: server.tools,

@@ -11,6 +11,7 @@ import {
   type McpCall,
   type McpServerConfig,
   type McpServerStatus,
+  type McpToolSpec,
   mcpToolName,
   mcpTools,
   selectTools,
@@ -107,7 +108,13 @@ async function startOne(
 ): Promise<Running> {
   const failed = (error: string, process?: ServerProcess): Running => ({
     config,
-    status: { name: config.name, status: "failed", error, tools: [], notes: [] },
+    status: {
+      name: config.name,
+      status: "failed",
+      error,
+      tools: unavailableTools(config),
+      notes: [],
+    },
     process,
     connection: undefined,
   });
@@ -132,6 +139,7 @@ async function startOne(
   }
   const startupMs = Math.min(config.startupTimeoutMs, MAX_TIMER_MS);
   const startup = AbortSignal.any([options.signal, AbortSignal.timeout(startupMs)]);
+  const startedAt = performance.now();
   try {
     const connection = await connectMcp(process, {
       signal: startup,
@@ -153,13 +161,31 @@ async function startOne(
   } catch (error) {
     const reason = await describeStartFailure(process, error, {
       isCancelled: options.signal.aborted,
-      isTimedOut: startup.aborted && !options.signal.aborted,
+      // The SDK's own request timeout (the same length) may fire first: the time says which.
+      isTimedOut:
+        !options.signal.aborted &&
+        (startup.aborted || performance.now() - startedAt >= startupMs - TIMER_SLACK_MS),
       timeoutMs: config.startupTimeoutMs,
     });
     await process.stop();
     return failed(reason, process);
   }
 }
+
+/**
+ * The tools a failed server's allow-list names, offered all the same: the model, told what it
+ * has, gets an error result saying why when it calls one (a server without a list has none).
+ */
+function unavailableTools(config: McpServerConfig): McpToolSpec[] {
+  return (config.tools ?? []).map((name) => ({
+    name,
+    description: `Unavailable: the MCP server "${config.name}" failed to start, so a call returns an error.`,
+    inputSchema: { type: "object" },
+  }));
+}
+
+/** How much earlier than set a timer may be seen to fire (timers are not exact to the millisecond). */
+const TIMER_SLACK_MS = 50;
 
 /** The server's argv, under bubblewrap when the task is sandboxed (the argv is never parsed by a shell). */
 async function serverCommand(

@@ -48,6 +48,7 @@ function bodyLine(event: AgentEvent): EventLineShape | undefined {
   switch (event.type) {
     case "tool_start":
     case "model_warning":
+    case "mcp_server_failed":
       return undefined;
     case "model_reply":
       return {

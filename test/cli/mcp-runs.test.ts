@@ -3,6 +3,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
+import { BUNDLED_TICKET_SERVER, bundleTicketServer } from "../helpers/mcp-fixture.js";
 import { useModelServer } from "../helpers/model-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { readPidFile, waitUntilGone } from "../helpers/processes.js";
@@ -286,9 +287,12 @@ describe.skipIf(!shouldRunSandboxTests())("a run with an MCP server under bubble
   test("the server runs in the sandbox, writes the workspace, and the run replays", async () => {
     await using dir = await tmpWorkspace({ files: { "ws/tickets.json": TICKETS } });
     const outside = join(homedir(), `agent-run-mcp-${process.pid}.json`);
+    // The server as one file in the workspace (a checkout under /tmp is hidden in the sandbox);
+    // the run's copy has it too, and the server starts in that copy.
+    await bundleTicketServer(dir.path("ws"));
     await writeFile(
       dir.path("task.yaml"),
-      `name: t\nprompt: Close T-1.\nworkspace: ws\nsandbox: bwrap\nmcp_servers:\n  tickets: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}], tools: [close_ticket, export_tickets] }\n`,
+      `name: t\nprompt: Close T-1.\nworkspace: ws\nsandbox: bwrap\nmcp_servers:\n  tickets: { command: ${JSON.stringify(process.execPath)}, args: [${BUNDLED_TICKET_SERVER}], tools: [close_ticket, export_tickets] }\n`,
     );
     server.queue(
       reply()

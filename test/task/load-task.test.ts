@@ -189,6 +189,7 @@ describe("loadTasks: valid files", () => {
     await using ws = await tmpWorkspace({
       files: {
         "proj/a.txt": "a",
+        "servers/tickets.mjs": "// the server\n",
         "tasks/t.yaml": [
           "prompt: Fix it",
           "workspace: ../proj",

@@ -43,13 +43,15 @@ const NOT_DATA = [
 
 /** What the task schema cannot catch, each with the corpus files that make that mistake. */
 const SCHEMA_CANNOT_CATCH: Record<string, string[]> = {
-  "files that must exist: the workspace folder and the replies file": [
-    "replies-missing.yaml",
-    "workspace-is-a-file.yaml",
-    "workspace-missing.yaml",
-    "workspace-nul-byte.yaml",
-    "workspace-tilde.yaml",
-  ],
+  "files that must exist: the workspace folder, the replies file, and an MCP server's `command` given as a path":
+    [
+      "mcp-command-missing.yaml",
+      "replies-missing.yaml",
+      "workspace-is-a-file.yaml",
+      "workspace-missing.yaml",
+      "workspace-nul-byte.yaml",
+      "workspace-tilde.yaml",
+    ],
   "the content of the replies file": ["replies-malformed.yaml"],
   "a task name taken from the file name (no `name:`)": ["default-name+invalid.yaml"],
   "task names shared by two files of one batch": [],

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import { type McpSession, startMcpServers } from "../../src/tools/mcp-servers.js";
 import type { McpServerConfig } from "../../src/tools/mcp-tools.js";
+import { bundleTicketServer } from "../helpers/mcp-fixture.js";
 import { isRunning, readPidFile, waitUntilGone } from "../helpers/processes.js";
 import { shouldRunSandboxTests } from "../helpers/sandbox-tests.js";
 import { type TmpWorkspace, tmpWorkspace } from "../helpers/tmp-workspace.js";
@@ -308,8 +309,12 @@ describe("McpSession.close", () => {
 });
 
 describe.skipIf(!shouldRunSandboxTests())("MCP servers under bubblewrap", () => {
+  // The server as one file in the workspace: a checkout under /tmp is hidden in the sandbox.
+  const sandboxed = async (overrides: Partial<McpServerConfig> = {}) =>
+    config({ args: [await bundleTicketServer((await useWorkspace()).root)], ...overrides });
+
   test("start in the workspace, can change it, and leave nothing behind", async () => {
-    const mcp = await start([config()], { sandbox: "bwrap" });
+    const mcp = await start([await sandboxed()], { sandbox: "bwrap" });
 
     const closed = await mcp.callTool(
       "tickets",
@@ -334,7 +339,7 @@ describe.skipIf(!shouldRunSandboxTests())("MCP servers under bubblewrap", () => 
 
   test("can write the workspace, not outside it, and gets the command environment", async () => {
     const outside = resolve(homedir(), `agent-run-mcp-${process.pid}.json`);
-    const mcp = await start([config({ env: { TICKET_DB: "x" } })], { sandbox: "bwrap" });
+    const mcp = await start([await sandboxed({ env: { TICKET_DB: "x" } })], { sandbox: "bwrap" });
     const call = (tool: string, input: Record<string, unknown>) =>
       mcp.callTool("tickets", tool, input, ctx());
 
