@@ -136,7 +136,13 @@ function childTools(
 ): { tools: Tool[]; withTask: boolean } | { error: string } {
   const own = ctx.options.tools;
   const ownNames = [...own.map((tool) => tool.name), "task"];
-  const names = asked ?? ownNames.filter((name) => name !== "task" || canNest);
+  if (asked !== undefined && asked.length === 0) {
+    return {
+      error: `task: "tools" is empty, so the subagent could not act; list some of yours (${ownNames.join(", ")}), or leave "tools" out for all of them`,
+    };
+  }
+  // Each once, in the order asked.
+  const names = [...new Set(asked ?? ownNames.filter((name) => name !== "task" || canNest))];
   const missing = names.filter((name) => !ownNames.includes(name));
   if (missing.length > 0) {
     const list = missing.map((name) => JSON.stringify(clip(name, 80))).join(", ");

@@ -31,11 +31,14 @@ export type ReportTask = {
   failedChecks: FailedCheck[];
   /** A completed task whose final answer went past a token or cost limit; null for the rest. */
   limitExceededByFinalReply: LimitExceededJson | null;
-  /** How much of the agent's plan was completed; null for a task without the plan tool. */
-  plan: PlanProgress | null;
+  /**
+   * How much of the agent's plan was completed: null when it wrote none, undefined for a task
+   * without the plan tool.
+   */
+  plan: PlanProgress | null | undefined;
 };
 
-/** How much of an agent's plan was completed (`total` 0: it wrote none). */
+/** How much of an agent's plan was completed. */
 export type PlanProgress = { completed: number; total: number };
 
 /** A report's totals, computed from its tasks alone. */

@@ -102,10 +102,11 @@ function failureMessage(task: ReportTask): string {
 function failureDetails(task: ReportTask): string {
   const lines = [`status: ${task.status}`];
   if (task.error !== null) lines.push(`error: ${task.error}`);
-  if (task.plan !== null) {
-    const { completed, total } = task.plan;
+  if (task.plan !== undefined) {
     lines.push(
-      total === 0 ? "plan: none written" : `plan: ${completed} of ${total} items completed`,
+      task.plan === null
+        ? "plan: none written"
+        : `plan: ${task.plan.completed} of ${task.plan.total} items completed`,
     );
   }
   for (const check of task.failedChecks) {

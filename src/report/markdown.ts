@@ -26,7 +26,7 @@ const COLUMNS: readonly Column[] = [
  */
 export function formatReportMarkdown(report: Report, style: TextStyle = "markdown"): string {
   // The plan column only when a task had the plan tool: other reports keep their shape.
-  const hasPlans = report.tasks.some((task) => task.plan !== null);
+  const hasPlans = report.tasks.some((task) => task.plan !== undefined);
   const columns = hasPlans ? [...COLUMNS.slice(0, 4), PLAN_COLUMN, ...COLUMNS.slice(4)] : COLUMNS;
   const rows = report.tasks.map((task) => withPlan(taskRow(task), hasPlans, planCell(task)));
   rows.push(withPlan(totalsRow(report.totals), hasPlans, ""));
@@ -50,8 +50,8 @@ function withPlan(row: string[], hasPlans: boolean, cell: string): string[] {
 
 /** `3/4` plan items completed, `none` when the agent wrote no plan, `-` without the plan tool. */
 function planCell(task: ReportTask): string {
-  if (task.plan === null) return "-";
-  return task.plan.total === 0 ? "none" : `${task.plan.completed}/${task.plan.total}`;
+  if (task.plan === undefined) return "-";
+  return task.plan === null ? "none" : `${task.plan.completed}/${task.plan.total}`;
 }
 
 /** `- task: its final reply went past max_tokens (1,234 of 1,000 tokens); no further call was made`. */

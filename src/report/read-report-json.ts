@@ -29,7 +29,7 @@ const TaskJsonSchema = ReportTaskJsonSchema.extend({
     checkCount: task.check_count,
     failedChecks: task.failed_checks,
     limitExceededByFinalReply: task.limit_exceeded_by_final_reply,
-    plan: task.plan ?? null,
+    plan: task.plan,
   }),
 );
 

@@ -40,9 +40,11 @@ export const ReportTaskJsonSchema = z.object({
     }),
   ),
   limit_exceeded_by_final_reply: LimitExceededReadSchema.optional(),
-  plan: PlanProgressJsonSchema.optional().describe(
-    "Tasks that offer todo_write only: how much of the agent's plan was completed (total 0: it wrote none).",
-  ),
+  plan: PlanProgressJsonSchema.nullable()
+    .optional()
+    .describe(
+      "Tasks that offer todo_write only: how much of the agent's plan was completed; null when it wrote none.",
+    ),
 });
 
 const TotalsJsonSchema = z

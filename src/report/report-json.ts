@@ -50,6 +50,6 @@ function taskJson(task: ReportTask): ReportJson["tasks"][number] {
     ...(task.limitExceededByFinalReply === null
       ? {}
       : { limit_exceeded_by_final_reply: task.limitExceededByFinalReply }),
-    ...(task.plan === null ? {} : { plan: task.plan }),
+    ...(task.plan === undefined ? {} : { plan: task.plan }),
   };
 }

@@ -79,7 +79,7 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     checks: run.checks,
     limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
     // Absent: no plan tool; null: the tool, but no plan written.
-    plan: run.plan === undefined ? null : (run.plan ?? { completed: 0, total: 0 }),
+    plan: run.plan,
   }));
 
 /** One check of a run, as `summary.json` recorded it. */

@@ -49,7 +49,7 @@ export async function readUnfinishedRun(
     changedFileCount: 0,
     checks: [],
     limitExceededByFinalReply: null,
-    plan: null,
+    plan: undefined,
     folder,
   };
 }

@@ -30,7 +30,10 @@ export function resolveCommandTools(
     }
     const verdict = checkCommand(item.command, policy);
     if (!verdict.allowed) {
-      const message = `refused by ${verdict.rule}, so the tool could never run; change its command, or the pattern that refuses it`;
+      const fix = verdict.rule.startsWith("agent-run's built-in rule")
+        ? "change its command"
+        : "change its command, or the pattern that refuses it";
+      const message = `refused by ${verdict.rule}, so the tool could never run; ${fix}`;
       problems.push({ ...at("command"), message });
     }
     return {

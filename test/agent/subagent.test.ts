@@ -196,6 +196,22 @@ describe("the task tool", () => {
     expect(events.some((event) => event.type === "subagent_start")).toBe(false);
   });
 
+  test("an empty tools list is refused (the subagent could not act); a repeated tool is given once", async () => {
+    const { model, requests } = sharedModel(
+      reply().toolUse("task", { description: "x", prompt: "go", tools: [] }, "t1"),
+      reply().toolUse("task", { description: "y", prompt: "go", tools: ["echo", "echo"] }, "t2"),
+      reply().text("child"),
+      reply().text("done"),
+    );
+    const { events } = await run(model);
+
+    expect(resultsOf(events)[0]).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^task: "tools" is empty, so the subagent could not act/),
+    });
+    expect(requests[2]?.tools.map((tool) => tool.name)).toEqual(["echo"]);
+  });
+
   test("at max_depth 1 the subagent is not offered the task tool; at 2 it is, and its child is not", async () => {
     const one = sharedModel(
       reply().toolUse("task", { description: "x", prompt: "go" }, "t1"),

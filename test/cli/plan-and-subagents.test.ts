@@ -99,6 +99,17 @@ describe("the plan tool", () => {
     expect((await readSummary(dir.path("replays/planned"))).plan).toEqual(summary.plan);
   });
 
+  test("a plan never written is null in summary.json and report.json, and 'none' in the table", async () => {
+    server.queue(reply().text("No plan needed."));
+    const run = await runTask("unplanned", "tools: [read_file, todo_write]\n");
+
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^\| unplanned +\| completed \| yes +\| +- \| +none \|/m);
+    expect((await readSummary(run.runDir)).plan).toBeNull();
+    const report = JSON.parse(await readFile(dir.path("out/report.json"), "utf8"));
+    expect(report.tasks[0].plan).toBeNull();
+  });
+
   test("a task without the plan tool has no plan in summary.json, nor a plan column", async () => {
     server.queue(reply().text("Nothing to do."));
     const run = await runTask("plain", "");

@@ -98,7 +98,7 @@ describe("command_tools: more mistakes", () => {
 
     expect(problems.map((problem) => problem.replace(`${ws.root}/`, ""))).toEqual([
       "t.yaml:8:19: command_tools[0].input_schema: does not compile: schema is invalid: data/required must be array",
-      `t.yaml:13:14: command_tools[1].command: refused by agent-run's built-in rule "sudo" (commands run without root; no setting turns it off), so the tool could never run; change its command, or the pattern that refuses it`,
+      `t.yaml:13:14: command_tools[1].command: refused by agent-run's built-in rule "sudo" (commands run without root; no setting turns it off), so the tool could never run; change its command`,
       "t.yaml:16:19: command_tools[2].input_schema: does not compile: it holds Infinity, which JSON cannot carry",
       `t.yaml:17:14: command_tools[2].command: refused by the allow list: it matches no pattern of the task's bash.allow ("node *"), so the tool could never run; change its command, or the pattern that refuses it`,
     ]);
