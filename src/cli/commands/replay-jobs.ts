@@ -77,7 +77,7 @@ export async function runReplayJobs(
     const next = nexts[index];
     progress.onTaskStart(
       name,
-      `${job.kind} of ${job.recorded.path}, ${job.untilStep} recorded steps${next === undefined ? "" : `, then ${next.name}`}`,
+      `${job.kind} of ${job.recorded.path}, ${job.untilStep} recorded ${job.untilStep === 1 ? "step" : "steps"}${next === undefined ? "" : `, then ${next.name}`}`,
     );
     const mismatch = mismatches[index];
     if (mismatch !== undefined) io.writeErr(`[${name}] warning: ${mismatch}`);
