@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
+import { RE2JS } from "re2js";
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
 
@@ -16,14 +17,31 @@ type CompiledInputSchema =
 let instance: Ajv | undefined;
 
 /**
+ * The regular expressions of `pattern` and `patternProperties`, in RE2's engine (re2js): a match
+ * takes time linear in the input, where JavaScript's backtracks (`^(a+)+$` on 40 `a`s and a `!`
+ * takes minutes, blocking the whole process, its timeouts and signals included), and the model
+ * chooses the input. RE2 has no lookaround or backreferences: a pattern with them does not compile.
+ */
+const linearRegExp: NonNullable<CodeOptions["regExp"]> = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern);
+    return { test: (text: string) => compiled.test(text) };
+  },
+  { code: "re2js" },
+);
+
+/**
  * One Ajv for every schema, made on first use. Draft-07 in strict mode, so a misspelt keyword
  * (`propertes`) is an error rather than a schema that checks nothing; `format` is not checked
  * (no format list is loaded); nothing is coerced, defaulted or removed (the input reaches the
  * command as the model sent it); `$id`s are not registered, so two tasks may use the same one.
+ * Validation stops at the first problem: an input of a million wrong items costs one error, not a
+ * million (the model is told the first).
  */
 function ajv(): Ajv {
   instance ??= new Ajv({
-    allErrors: true,
+    allErrors: false,
+    code: { regExp: linearRegExp },
     addUsedSchema: false,
     strictTypes: false,
     strictTuples: false,
