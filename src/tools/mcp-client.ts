@@ -23,6 +23,13 @@ import type { ListedTool } from "./mcp-tools.js";
 /** Largest message a server may send (a line of JSON); a longer one ends the connection. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Most bytes agent-run's messages to a server may wait unread in its stdin. A server that stops
+ * reading while it sends requests (a flood of `ping`s, each answered) would grow them without end;
+ * past this its connection is cut.
+ */
+const MAX_UNREAD_BYTES = 1024 * 1024;
+
 /** Most pages of `tools/list` read: a server that pages for ever is cut off here. */
 const MAX_TOOL_PAGES = 20;
 
@@ -45,6 +52,8 @@ export type McpConnection = {
   ): Promise<McpCallOutcome>;
   /** Whether the connection has closed (the server exited, or closed its stdout). */
   isClosed(): boolean;
+  /** Why agent-run cut the connection itself (the server stopped reading); undefined otherwise. */
+  cutReason(): string | undefined;
   /** Closes the connection (the server's stdin); the caller stops the process. Never throws. */
   close(): Promise<void>;
 };
@@ -67,8 +76,12 @@ export async function connectMcp(
   client.onclose = () => {
     isClosed = true;
   };
+  let cutReason: string | undefined;
   const request = { signal: options.signal, timeout: Math.min(options.timeoutMs, MAX_TIMER_MS) };
-  await client.connect(processTransport(server), request);
+  const transport = processTransport(server, (why) => {
+    cutReason = why;
+  });
+  await client.connect(transport, request);
   const tools =
     client.getServerCapabilities()?.tools === undefined
       ? []
@@ -78,6 +91,7 @@ export async function connectMcp(
     tools,
     callTool: (name, args, callOptions) => callTool(client, name, args, callOptions),
     isClosed: () => isClosed,
+    cutReason: () => cutReason,
     close: () => client.close().catch(() => {}),
   };
 }
@@ -136,7 +150,7 @@ async function callTool(
  * The SDK's transport over the server's stdin and stdout: one JSON-RPC message per line each way.
  * It closes when the server's stdout does (the server exited, or closed it).
  */
-function processTransport(server: ServerProcess): Transport {
+function processTransport(server: ServerProcess, onCut: (why: string) => void): Transport {
   const buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
   let isClosed = false;
   const close = () => {
@@ -177,16 +191,16 @@ function processTransport(server: ServerProcess): Transport {
       if (isClosed || stdin === undefined || !stdin.writable) {
         throw new Error("the server's stdin is closed");
       }
-      if (stdin.write(serializeMessage(message))) return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          stdin.off("drain", done);
-          stdin.off("close", done);
-          resolve();
-        };
-        stdin.on("drain", done);
-        stdin.on("close", done);
-      });
+      // Not waited for: the stream keeps what the server has not read yet, and its size is the
+      // bound below (waiting would add a listener per message to a server that never reads).
+      stdin.write(serializeMessage(message));
+      if (stdin.writableLength <= MAX_UNREAD_BYTES) return;
+      onCut(
+        `stopped reading what agent-run sent it (over ${MAX_UNREAD_BYTES / 1024 / 1024} MiB unread), so agent-run closed its connection`,
+      );
+      stdin.destroy();
+      server.stdout?.destroy();
+      close();
     },
     async close() {
       server.stdin?.end();

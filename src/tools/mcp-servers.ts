@@ -184,6 +184,16 @@ function unavailableTools(config: McpServerConfig): McpToolSpec[] {
   }));
 }
 
+/** Why a server's connection closed: agent-run cut it, or the server ended it (and how). */
+async function whyClosed(server: Running, when: string): Promise<string> {
+  const cut = server.connection?.cutReason();
+  if (cut !== undefined) {
+    return `MCP server "${server.config.name}" ${cut} ${when}; its tools cannot be called for the rest of the run`;
+  }
+  if (server.process === undefined) return `MCP server "${server.config.name}" is not running`;
+  return describeEnd(server.config.name, server.process, when);
+}
+
 /** How much earlier than set a timer may be seen to fire (timers are not exact to the millisecond). */
 const TIMER_SLACK_MS = 50;
 
@@ -231,10 +241,7 @@ async function callTool(
   if (ctx.signal.aborted)
     return { content: `${name}: not called: the run was cancelled`, isError: true };
   if (connection.isClosed()) {
-    return {
-      content: `${name}: ${await describeEnd(server.config.name, process, "earlier")}`,
-      isError: true,
-    };
+    return { content: `${name}: ${await whyClosed(server, "earlier")}`, isError: true };
   }
   const outcome = await connection.callTool(
     tool,
@@ -257,10 +264,7 @@ async function callTool(
       return { content: `${name}: cancelled: ${why}`, isError: true };
     }
     case "closed":
-      return {
-        content: `${name}: ${await describeEnd(server.config.name, process, "during the call")}`,
-        isError: true,
-      };
+      return { content: `${name}: ${await whyClosed(server, "during the call")}`, isError: true };
     case "error":
       return { content: `${name}: the call failed: ${errorText(outcome.message)}`, isError: true };
     default: {

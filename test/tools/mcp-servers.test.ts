@@ -291,6 +291,28 @@ describe("startMcpServers: servers that fail", () => {
   });
 });
 
+describe("a server that floods agent-run with requests and stops reading", () => {
+  test("is cut off once agent-run's unread answers pass 1 MiB: the call ends, and closing is prompt", async () => {
+    const flood = config({
+      name: "flood",
+      args: [resolve("fixtures/mcp/flood-server.mjs")],
+      timeoutMs: 60_000,
+    });
+    const mcp = await start([flood]);
+
+    const result = await mcp.callTool("flood", "flood", {}, ctx());
+    const again = await mcp.callTool("flood", "flood", {}, ctx());
+    await mcp.close();
+
+    expect(result).toEqual({
+      content:
+        'mcp__flood__flood: MCP server "flood" stopped reading what agent-run sent it (over 1 MiB unread), so agent-run closed its connection during the call; its tools cannot be called for the rest of the run',
+      isError: true,
+    });
+    expect(again.content).toMatch(/so agent-run closed its connection earlier;/);
+  });
+});
+
 describe("McpSession.close", () => {
   test("stops the server and everything it started", async () => {
     const ws = await useWorkspace();
