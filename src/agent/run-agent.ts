@@ -28,7 +28,7 @@ export const CUT_OFF_NOTICE =
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const budget = new Budget(options.limits, options.costOf);
-  return runLoop(options, { budget, origin: undefined });
+  return runLoop(options, { budget, origin: undefined, taskIds: new Set() });
 }
 
 /** The loop of one agent: the top-level one, or a subagent (`placement.origin`). */
@@ -130,7 +130,11 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
     parentToolUseId: state.origin?.parentToolUseId,
     isStopped: () => state.stoppedBy !== undefined,
   });
-  if (loop !== undefined) return endAtLimit(state, loop);
+  // The loop guard is this agent's own: a subagent's stops the subagent, not the run.
+  if (loop !== undefined) {
+    const { depth } = state.budget;
+    return endAtLimit(state, depth === 0 ? loop : { ...loop, depth });
+  }
   if (options.signal.aborted) return endAborted(state);
   if (state.stoppedBy !== undefined) return endStoppedBy(state, state.stoppedBy);
   push(state, { role: "user", content: results });

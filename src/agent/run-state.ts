@@ -60,8 +60,15 @@ export type SubagentSettings = {
   modelFor: (toolUseId: string) => ModelClient;
 };
 
-/** Where an agent sits in its run: the top-level agent, or a subagent (`origin`) at `budget.depth`. */
-export type Placement = { budget: Budget; origin: SubagentOrigin | undefined };
+/**
+ * Where an agent sits in its run: the top-level agent, or a subagent (`origin`) at `budget.depth`.
+ * `taskIds` holds the ids of the run's `task` calls that started a subagent so far.
+ */
+export type Placement = {
+  budget: Budget;
+  origin: SubagentOrigin | undefined;
+  taskIds: Set<string>;
+};
 
 /** What the loop keeps between turns. */
 export type RunState = {

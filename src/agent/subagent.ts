@@ -58,8 +58,7 @@ export type TaskToolContext = {
 
 /** The `task` tool of one agent (at `placement.budget.depth`). */
 export function createTaskTool(ctx: TaskToolContext): Tool {
-  const depth = ctx.placement.budget.depth + 1;
-  const canNest = depth < ctx.settings.maxDepth;
+  const canNest = ctx.placement.budget.depth + 1 < ctx.settings.maxDepth;
   return defineTool({
     name: "task",
     description: [
@@ -73,59 +72,64 @@ export function createTaskTool(ctx: TaskToolContext): Tool {
     input: TaskInputSchema,
     run: async (input, toolCtx) => {
       const toolUseId = toolCtx.toolUseId ?? "task";
+      // A subagent's lines name its task call: two subagents of one id could not be told apart.
+      if (ctx.placement.taskIds.has(toolUseId)) {
+        const id = JSON.stringify(clip(toolUseId, 80));
+        return {
+          content: `task: the call id ${id} already started a subagent in this run, so this call was not run; send it again with a new id`,
+          isError: true,
+        };
+      }
       const tools = childTools(ctx, input.tools, canNest);
       if ("error" in tools) return { content: tools.error, isError: true };
-      const maxSteps = Math.min(input.max_steps ?? ctx.settings.maxSteps, ctx.settings.maxSteps);
-      const names = [...tools.tools.map((tool) => tool.name), ...(tools.withTask ? ["task"] : [])];
-      ctx.options.onEvent(
-        tagged(ctx.placement.origin, {
-          type: "subagent_start",
-          step: ctx.step(),
-          toolUseId,
-          description: input.description,
-          prompt: input.prompt,
-          depth,
-          tools: names,
-          maxSteps,
-        }),
-      );
-      const origin: SubagentOrigin = { parentToolUseId: toolUseId, rootStep: ctx.rootStep() };
-      let toolUses = 0;
-      const count = (event: AgentEvent) => {
-        if (event.type === "tool_result" && event.subagent?.parentToolUseId === toolUseId)
-          toolUses += 1;
-        ctx.options.onEvent(event);
-      };
-      const result = await ctx.runChild(
-        {
-          ...ctx.options,
-          model: ctx.settings.modelFor(toolUseId),
-          system: ctx.settings.systemFor(names),
-          prompt: input.prompt,
-          tools: tools.tools,
-          limits: {
-            ...ctx.options.limits,
-            maxSteps,
-            maxTokens: Number.POSITIVE_INFINITY,
-            maxCostUsd: undefined,
-          },
-          onEvent: count,
-          subagents: tools.withTask ? ctx.settings : undefined,
-        },
-        { budget: ctx.placement.budget.child(maxSteps), origin },
-      );
-      ctx.options.onEvent(
-        tagged(ctx.placement.origin, {
-          type: "subagent_end",
-          step: ctx.step(),
-          toolUseId,
-          result,
-          toolUses,
-        }),
-      );
-      return toolResultOf(result, depth, ctx);
+      ctx.placement.taskIds.add(toolUseId);
+      return runSubagent(ctx, input, toolUseId, tools);
     },
   });
+}
+
+/** Runs the subagent a `task` call asked for, between its start and end events. */
+async function runSubagent(
+  ctx: TaskToolContext,
+  input: z.infer<typeof TaskInputSchema>,
+  toolUseId: string,
+  tools: { tools: Tool[]; withTask: boolean },
+): Promise<ToolResult> {
+  const depth = ctx.placement.budget.depth + 1;
+  const maxSteps = Math.min(input.max_steps ?? ctx.settings.maxSteps, ctx.settings.maxSteps);
+  const names = [...tools.tools.map((tool) => tool.name), ...(tools.withTask ? ["task"] : [])];
+  const { description, prompt } = input;
+  const step = ctx.step();
+  const start = { type: "subagent_start" as const, step, toolUseId, description, prompt };
+  ctx.options.onEvent(tagged(ctx.placement.origin, { ...start, depth, tools: names, maxSteps }));
+  const origin: SubagentOrigin = { parentToolUseId: toolUseId, rootStep: ctx.rootStep() };
+  let toolUses = 0;
+  const count = (event: AgentEvent) => {
+    if (event.type === "tool_result" && event.subagent?.parentToolUseId === toolUseId)
+      toolUses += 1;
+    ctx.options.onEvent(event);
+  };
+  const result = await ctx.runChild(
+    {
+      ...ctx.options,
+      model: ctx.settings.modelFor(toolUseId),
+      system: ctx.settings.systemFor(names),
+      prompt,
+      tools: tools.tools,
+      limits: {
+        ...ctx.options.limits,
+        maxSteps,
+        maxTokens: Number.POSITIVE_INFINITY,
+        maxCostUsd: undefined,
+      },
+      onEvent: count,
+      subagents: tools.withTask ? ctx.settings : undefined,
+    },
+    { budget: ctx.placement.budget.child(maxSteps), origin, taskIds: ctx.placement.taskIds },
+  );
+  const end = { type: "subagent_end" as const, step, toolUseId, result, toolUses };
+  ctx.options.onEvent(tagged(ctx.placement.origin, end));
+  return toolResultOf(result, depth, ctx);
 }
 
 /** The subagent's tools: the ones asked for (default: all), never one the calling agent lacks. */

@@ -26,10 +26,13 @@ export const TOOL_RESULT_STOP = "\ntool_result(";
  * becomes a `PROTOCOL_ERROR_TOOL` block, which the loop answers with an error.
  */
 export function withTextProtocol(inner: ModelClient): ModelClient {
+  // Counted over every conversation of the run (the subagents' too): call ids stay unique.
+  let replies = 0;
   return {
     async complete(request, options) {
       const reply = await inner.complete(toTextRequest(request), options);
-      return fromTextReply(reply, request);
+      replies += 1;
+      return fromTextReply(reply, request, replies);
     },
   };
 }
@@ -106,9 +109,14 @@ export function toolResultLine(block: ToolResultBlock, tool: string | undefined)
 
 /**
  * The inner reply in the loop's terms. A reply that already holds `tool_use` blocks (a recorded
- * text-protocol reply, replayed; a server that called natively anyway) is returned as it is.
+ * text-protocol reply, replayed; a server that called natively anyway) is returned as it is. Its
+ * calls' ids are `toolu_text_<replyNumber>_<n>`.
  */
-export function fromTextReply(reply: ModelReply, request: ModelRequest): ModelReply {
+export function fromTextReply(
+  reply: ModelReply,
+  request: ModelRequest,
+  replyNumber: number = request.messages.length,
+): ModelReply {
   if (reply.content.some(isToolUse)) return reply;
   const text = rawText(reply.content);
   const parsed = parseTextReply(
@@ -117,7 +125,7 @@ export function fromTextReply(reply: ModelReply, request: ModelRequest): ModelRe
     reply.stopReason === "max_tokens",
   );
   if (parsed.kind === "final") return reply;
-  const id = (n: number) => `toolu_text_${request.messages.length}_${n}`;
+  const id = (n: number) => `toolu_text_${replyNumber}_${n}`;
   const calls: ToolUseBlock[] =
     parsed.kind === "malformed"
       ? [protocolErrorBlock(id(1), parsed.error, true)]

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RUN_STATUSES } from "../agent/events.js";
+import { StepSchema } from "./step-schema.js";
 
 // The lines of plans and subagents (see line-schemas.ts, which adds the fields every line has).
 
@@ -12,7 +13,7 @@ const PlanItemSchema = z.object({
 /** The agent's plan after a `todo_write` call (agent-run's own line). */
 export const PlanLineBody = z.looseObject({
   type: z.literal("plan"),
-  step: z.number().int().positive(),
+  step: StepSchema,
   parent_tool_use_id: z.string().nullable(),
   items: z.array(PlanItemSchema),
   completed: z.number().int().nonnegative(),
@@ -29,7 +30,7 @@ export const TaskStartedLineBody = z.looseObject({
   prompt: z.string(),
   task_type: z.literal("local_agent"),
   spawn_depth: z.number().int().positive(),
-  step: z.number().int().positive(),
+  step: StepSchema,
   parent_tool_use_id: z.string().nullable(),
   tools: z.array(z.string()),
   max_steps: z.number().int().positive(),
@@ -49,7 +50,7 @@ export const TaskNotificationLineBody = z.looseObject({
     tool_uses: z.number(),
     duration_ms: z.number(),
   }),
-  step: z.number().int().positive(),
+  step: StepSchema,
   parent_tool_use_id: z.string().nullable(),
   /** agent-run's status of the subagent's run, and what it used and cost. */
   run_status: z.enum(RUN_STATUSES),

@@ -5,6 +5,7 @@ import {
   TaskNotificationLineBody,
   TaskStartedLineBody,
 } from "./agent-line-schemas.js";
+import { StepSchema } from "./step-schema.js";
 
 // The one vocabulary of transcript lines: the reader validates each line with these schemas, and
 // the writer's line builders (`lines.ts`) are typed by them, so the two cannot drift apart.
@@ -125,7 +126,7 @@ const AssistantLineBody = z.looseObject({
   }),
   /** The `task` call whose subagent wrote the reply; null for the top-level agent. */
   parent_tool_use_id: z.string().nullable(),
-  step: z.number().int().positive(),
+  step: StepSchema,
   duration_ms: z.number(),
 });
 
@@ -136,7 +137,7 @@ const UserLineBody = z.looseObject({
     content: z.array(z.looseObject({ type: z.string() })),
   }),
   parent_tool_use_id: z.string().nullable(),
-  step: z.number().int().positive(),
+  step: StepSchema,
   /** Present on tool results; absent on a text message the runner sent (a cut-off notice). */
   tool_name: z.string().optional(),
   duration_ms: z.number().optional(),

@@ -19,6 +19,11 @@ export type ToolCallLedger = {
   denials(): PermissionDenialShape[];
 };
 
+/** A call's key: its id within its agent (a hostile endpoint may give two agents' calls one id). */
+function keyOf(parentToolUseId: string | null, id: string): string {
+  return `${parentToolUseId ?? ""}\u0000${id}`;
+}
+
 export function createToolCallLedger(): ToolCallLedger {
   const open = new Map<string, OpenCall>();
   const denials: PermissionDenialShape[] = [];
@@ -29,11 +34,12 @@ export function createToolCallLedger(): ToolCallLedger {
           if (block.type === "tool_use" && typeof block.id === "string") {
             const name = typeof block.name === "string" ? block.name : String(block.name);
             const parentToolUseId = event.subagent?.parentToolUseId ?? null;
-            open.set(block.id, { step: event.step, id: block.id, name, parentToolUseId });
+            const call = { step: event.step, id: block.id, name, parentToolUseId };
+            open.set(keyOf(parentToolUseId, block.id), call);
           }
         }
       } else if (event.type === "tool_result") {
-        open.delete(event.block.tool_use_id);
+        open.delete(keyOf(event.subagent?.parentToolUseId ?? null, event.block.tool_use_id));
         if (event.isRefused === true) {
           denials.push({
             tool_name: event.toolName,
@@ -50,7 +56,7 @@ export function createToolCallLedger(): ToolCallLedger {
     },
     closeSubagent(toolUseId, reason) {
       const calls = [...open.values()].filter((call) => call.parentToolUseId === toolUseId);
-      for (const call of calls) open.delete(call.id);
+      for (const call of calls) open.delete(keyOf(call.parentToolUseId, call.id));
       return calls.map((call) => notRunLine(call, reason));
     },
     denials: () => [...denials],

@@ -274,6 +274,52 @@ describe("the task tool", () => {
     expect(result.stoppedBy).toMatchObject({ limit: "max_steps", used: 3, max: 3 });
   });
 
+  test("the loop guard inside a subagent stops the subagent only; the agent goes on", async () => {
+    const { model } = sharedModel(
+      reply().toolUse("task", { description: "x", prompt: "go" }, "t1"),
+      reply().toolUse("echo", { text: "same" }),
+      reply().toolUse("echo", { text: "same" }),
+      reply().text("recovered"),
+    );
+    const events: AgentEvent[] = [];
+    const result = await runAgent({
+      model,
+      modelName: "claude-test",
+      system: "top",
+      prompt: "go",
+      tools: [echo],
+      limits: { maxSteps: 20, maxTokens: 1_000_000, maxOutputTokens: 1000, maxRepeatedCalls: 2 },
+      workspaceRoot: "/nonexistent",
+      signal: new AbortController().signal,
+      onEvent: (event) => events.push(event),
+      subagents: { maxSteps: 5, maxDepth: 1, systemFor: () => "sub", modelFor: () => model },
+    });
+
+    expect(result).toMatchObject({ status: "completed", finalText: "recovered" });
+    expect(resultsOf(events).find((entry) => entry.tool === "task")).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^The subagent stopped before it finished: loop: /),
+    });
+  });
+
+  test("a task call whose id already started a subagent is refused: subagents stay apart", async () => {
+    const { model, requests } = sharedModel(
+      reply().toolUse("task", { description: "x", prompt: "go" }, "t1"),
+      reply().text("first"),
+      reply().toolUse("task", { description: "y", prompt: "again" }, "t1"),
+      reply().text("done"),
+    );
+    const { result, events } = await run(model);
+
+    expect(result.status).toBe("completed");
+    expect(resultsOf(events)[1]).toMatchObject({
+      isError: true,
+      content:
+        'task: the call id "t1" already started a subagent in this run, so this call was not run; send it again with a new id',
+    });
+    expect(requests).toHaveLength(4);
+  });
+
   test("a cancellation during a subagent ends both; the subagent's end is reported", async () => {
     const controller = new AbortController();
     const waiting = defineTool({

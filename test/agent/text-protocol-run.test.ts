@@ -174,3 +174,38 @@ describe("runAgent over the text tool protocol", () => {
     expect(toolResults(events)[0]?.content).toContain("cut off at the output token limit");
   });
 });
+
+describe("subagents over the text tool protocol", () => {
+  test("every call of the run has an id of its own: a subagent's never repeats its parent's", async () => {
+    await using ws = await tmpWorkspace();
+    const model = withTextProtocol(
+      textModel(
+        'tool: task({"description":"look","prompt":"echo once"})',
+        'tool: bash({"command":"echo child"})',
+        "The child is done.",
+        'tool: bash({"command":"echo parent"})',
+        "All done.",
+      ),
+    );
+    const events: AgentEvent[] = [];
+    const result = await runAgent({
+      model,
+      modelName: "local-model",
+      system: "You are a coder.",
+      prompt: "go",
+      tools: createTools(["bash"], { bash: { timeoutMs: 10_000, env: {} } }),
+      limits: { maxSteps: 10, maxTokens: 1_000_000, maxOutputTokens: 1000 },
+      workspaceRoot: ws.root,
+      signal: new AbortController().signal,
+      onEvent: (event) => events.push(event),
+      subagents: { maxSteps: 5, maxDepth: 1, systemFor: () => "sub", modelFor: () => model },
+    });
+
+    expect(result.status).toBe("completed");
+    const ids = events.flatMap((event) =>
+      event.type === "tool_result" ? [event.block.tool_use_id] : [],
+    );
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+  });
+});

@@ -16,6 +16,11 @@ export type ReplyContext = {
   names: ToolNameMap;
   /** Characters of the request body, for the estimate when the server reports no usage. */
   requestChars: () => number;
+  /**
+   * The call ids this client already gave out: a server that numbers calls anew in each reply
+   * (`call_0`) would give one id to calls of two replies, or of two agents of a run.
+   */
+  usedIds: Set<string>;
 };
 
 /** Characters per token of the estimate: rough, and on the high side for code. */
@@ -33,11 +38,12 @@ export function toApiMessage(reply: StreamedReply, context: ReplyContext): ApiMe
   const reasoningBlock: ReasoningBlock = { type: "reasoning", text: reasoning };
   if (reasoning !== "") content.push(reasoningBlock);
   if (text !== "") content.push({ type: "text", text });
-  const seen = new Set<string>();
+  const seen = context.usedIds;
   for (const call of reply.calls) {
     let id = toNeutralId(call.id);
-    // Two calls with one id (a proxy's bug) would get one result each under the same id.
-    if (seen.has(id)) id = toNeutralId(`${call.id}#${seen.size}`);
+    // Two calls with one id (a proxy's bug, or ids numbered anew in each reply) would get one
+    // result each under the same id.
+    for (let n = seen.size; seen.has(id); n += 1) id = toNeutralId(`${call.id}#${n}`);
     seen.add(id);
     content.push({
       type: "tool_use",

@@ -44,6 +44,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const limits = options.replyLimits ?? REPLY_LIMITS;
   const baseDelayMs = options.retryBaseDelayMs ?? 500;
   const { maxRetries } = options;
+  const usedIds = new Set<string>();
   return {
     async complete(request, completeOptions) {
       const names = createToolNameMap(request.tools);
@@ -67,6 +68,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
             provider: options.provider,
             names,
             requestChars: () => JSON.stringify(params).length,
+            usedIds,
           });
           return toModelReply(message);
         },

@@ -226,7 +226,7 @@ describe("tool ids and names, normalised for each side", () => {
         finishReason: "tool_calls",
         usage: undefined,
       },
-      { model: "m", provider: "openai", names, requestChars: () => 0 },
+      { model: "m", provider: "openai", names, requestChars: () => 0, usedIds: new Set() },
     );
     expect(message.content).toEqual([
       { type: "tool_use", id: "c1", name: "mcp.files/read", input: {} },

@@ -89,6 +89,23 @@ describe("createOpenAIClient: tool calls as servers stream them", () => {
     });
   });
 
+  test("ids a server numbers anew in each reply (call_0) stay unique over the client's replies", async () => {
+    const reused = [
+      chunk(callDelta({ index: 0, id: "call_0", name: "bash", args: '{"command":"ls"}' })),
+      chunk({}, "tool_calls"),
+    ];
+    api.queue(reused, reused);
+    const shared = client();
+    const signal = new AbortController().signal;
+    const first = await shared.complete(REQUEST, { signal });
+    const second = await shared.complete(REQUEST, { signal });
+
+    const idOf = (reply: typeof first) =>
+      reply.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []))[0];
+    expect(idOf(first)).toBe("call_0");
+    expect(idOf(second)).toMatch(/^call_0_1_[0-9a-f]{8}$/);
+  });
+
   test("ids missing (vLLM): each call gets a made-up id", async () => {
     api.queue([
       chunk(callDelta({ index: 0, name: "bash", args: '{"command":"ls"}' })),
