@@ -123,16 +123,22 @@ const jsonPointer = z
     'Where in the structured output to look: a JSON Pointer (RFC 6901), "" for the whole object, "/label" for a member, "/items/0" for an array\'s first item.',
   );
 
+/** A value JSON can carry: YAML's `.inf` and `.nan` cannot be in the structured output. */
+const JSON_VALUE = z.json();
+
 const OutputEqualsSchema = z
   .object(
     {
       pointer: jsonPointer,
       value: z
-        .json({
-          error: (issue) =>
-            issue.input === undefined
+        .unknown()
+        .check((ctx) => {
+          if (ctx.value !== undefined && JSON_VALUE.safeParse(ctx.value).success) return;
+          const message =
+            ctx.value === undefined
               ? "required field is missing; write the value the output must hold there"
-              : `expected a JSON value (text, a number, true, false, null, a list or a mapping of them), got ${describeValue(issue.input)}`,
+              : `expected a JSON value (text, a number, true, false, null, or a list or mapping of them), got ${describeValue(ctx.value)}`;
+          ctx.issues.push({ code: "custom", input: ctx.value, message });
         })
         .describe(
           "The JSON value that must be there: a string, number, boolean, null, list or mapping, compared as JSON (a mapping's keys in any order).",
