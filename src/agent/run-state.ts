@@ -61,6 +61,7 @@ export type FinalOutput = {
   maxRetries: number;
 };
 
+/** A final reply's text judged: its JSON object, or its problems in words for the model. */
 export type OutputVerdict = { ok: true; value: JsonObject } | { ok: false; problems: string };
 
 /** How the `task` tool starts subagents (the task's `subagents:`). */

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { formatCount } from "../format.js";
 import type { TaskSummary } from "./summary.js";
 
 // The step outputs agent-run appends to `$GITHUB_OUTPUT`: the batch's figures, and the tasks'
@@ -41,7 +42,7 @@ export function stepOutputs(summaries: readonly TaskSummary[], outDir: string): 
   if (bytes <= MAX_OUTPUT_VALUE_BYTES) {
     return { outputs: { ...outputs, structured_output: json }, warning: undefined };
   }
-  const warning = `the step output structured_output is left out: its ${bytes} bytes are more than GitHub's ${MAX_OUTPUT_VALUE_BYTES} per output; each task's output.json holds its object`;
+  const warning = `the step output structured_output is left out: its ${formatCount(bytes)} bytes are more than GitHub's ${formatCount(MAX_OUTPUT_VALUE_BYTES)} per output; each task's output.json holds its object`;
   return { outputs, warning };
 }
 

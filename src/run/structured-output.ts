@@ -13,7 +13,7 @@ import { compileOutputSchema } from "../tools/input-schema.js";
 export const MAX_OUTPUT_REPLY_CHARS = 1_048_576;
 
 /** Deepest the object may nest: as deep as a tool's input may. */
-export const MAX_OUTPUT_DEPTH = 64;
+const MAX_OUTPUT_DEPTH = 64;
 
 /** Most problems one retry message lists; the rest are counted. */
 const MAX_LISTED_PROBLEMS = 10;

@@ -1,4 +1,11 @@
-import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
+import {
+  Ajv,
+  type CodeOptions,
+  type ErrorObject,
+  type FuncKeywordDefinition,
+  type SchemaValidateFunction,
+  type ValidateFunction,
+} from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { RE2JS } from "re2js";
 import { clip } from "../format.js";
@@ -70,16 +77,56 @@ function ajv(draft: Draft, use: SchemaUse): Ajv {
     logger: false,
   } as const;
   const made = draft === "2020-12" ? new Ajv2020(options) : new Ajv(options);
+  made.removeKeyword("uniqueItems");
+  made.addKeyword(LINEAR_UNIQUE_ITEMS);
   instances.set(key, made);
   return made;
+}
+
+/**
+ * `uniqueItems` in linear time: each item's canonical JSON goes into a map. Ajv's own compares
+ * every pair of items (20,000 objects take 12 s, during which nothing else runs), and the model
+ * chooses the items. Equal as JSON Schema says: numbers by value, members in any order.
+ */
+const hasUniqueItems: SchemaValidateFunction = (isUnique: unknown, items: unknown) => {
+  if (isUnique !== true || !Array.isArray(items)) return true;
+  const seen = new Map<string, number>();
+  for (const [index, item] of items.entries()) {
+    const key = canonicalJson(item);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const message = `must NOT have duplicate items (items ## ${first} and ${index} are identical)`;
+      hasUniqueItems.errors = [{ keyword: "uniqueItems", message, params: { i: index, j: first } }];
+      return false;
+    }
+    seen.set(key, index);
+  }
+  return true;
+};
+
+const LINEAR_UNIQUE_ITEMS: FuncKeywordDefinition = {
+  keyword: "uniqueItems",
+  type: "array",
+  schemaType: "boolean",
+  errors: true,
+  validate: hasUniqueItems,
+};
+
+/** JSON with every object's members sorted: two values are equal as JSON when these are. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const members = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${members.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
 }
 
 /** The draft a schema's `$schema` names, or why it names none agent-run knows. */
 function draftOf(schema: Record<string, unknown>): Draft | { message: string } {
   const named = schema.$schema;
   if (named === undefined) return "draft-07";
-  for (const [draft, uris] of Object.entries(DRAFTS)) {
-    if (uris.some((uri) => uri === named)) return draft as Draft;
+  const named2020 = DRAFTS["2020-12"].some((uri) => uri === named);
+  if (named2020 || DRAFTS["draft-07"].some((uri) => uri === named)) {
+    return named2020 ? "2020-12" : "draft-07";
   }
   return {
     message: `$schema ${clip(JSON.stringify(named), 200)} is not a draft agent-run checks; name draft-07 (${DRAFTS["draft-07"][0]}) or 2020-12 (${DRAFTS["2020-12"][0]}), or leave $schema out for draft-07`,

@@ -42,8 +42,19 @@ function recordingModel(
   };
 }
 
-async function run(model: ModelClient, output: FinalOutput | undefined, maxTokens = 1_000_000) {
+async function run(
+  model: ModelClient,
+  output: FinalOutput | undefined,
+  maxTokens = 1_000_000,
+  withSubagents = false,
+) {
   const events: AgentEvent[] = [];
+  const subagents = {
+    maxSteps: 5,
+    maxDepth: 1,
+    systemFor: () => "a subagent",
+    modelFor: () => model,
+  };
   const result = await runAgent({
     model,
     modelName: "claude-test",
@@ -55,6 +66,7 @@ async function run(model: ModelClient, output: FinalOutput | undefined, maxToken
     signal: new AbortController().signal,
     onEvent: (event) => events.push(event),
     output,
+    subagents: withSubagents ? subagents : undefined,
   });
   return { result, events };
 }
@@ -138,5 +150,21 @@ describe("structured output in the loop", () => {
     const { result } = await run(model, judge(0));
 
     expect([result.status, result.structuredOutput]).toEqual(["completed", { ok: 2 }]);
+  });
+
+  test("a subagent's final message is its report, never judged; the agent's own final reply is", async () => {
+    const model = recordingModel(
+      reply().toolUse("task", { description: "look", prompt: "Look around." }, "t1"),
+      reply().text("Found nothing."),
+      reply().text('{"ok":"done"}'),
+    );
+
+    const { result, events } = await run(model, judge(0), 1_000_000, true);
+
+    expect([result.status, result.structuredOutput]).toEqual(["completed", { ok: "done" }]);
+    expect(events.find((event) => event.type === "subagent_end")).toMatchObject({
+      result: { status: "completed", finalText: "Found nothing." },
+    });
+    expect(events.some((event) => event.type === "runner_message")).toBe(false);
   });
 });

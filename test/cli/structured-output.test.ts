@@ -171,6 +171,31 @@ describe("a task with output_schema (Messages API)", () => {
     expect(replayed.summary).toMatchObject({ status: "invalid_output", steps: 2 });
   });
 
+  test("resume: a run stopped between retries goes on with the retries it had left", async () => {
+    server.queue(reply().text("It is a bug."), reply().text('{"label": "bug"}'));
+    const stopped = await run(
+      TASK.replace("output_retries: 1", "output_retries: 2\nlimits: { max_steps: 2 }"),
+    );
+    expect(stopped.exitCode).toBe(1);
+    server.queue(reply().text('{"label": "bug", "summary": "Crashes on Save."}'));
+
+    const resumed = await runCli(["resume", dir.path("out/classify"), "--max-steps", "5"], {
+      env: { ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key" },
+    });
+
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.stringify(messagesOf(2).at(-1))).toContain(
+      "(the object): must have required property 'summary'",
+    );
+    expect(await readSummary(dir.path("out/classify"))).toMatchObject({
+      status: "completed",
+      steps: 3,
+      structured_output: { label: "bug", summary: "Crashes on Save." },
+      origin: { kind: "resume", steps: 2 },
+    });
+  });
+
   test("output_equals fails on a valid output that holds another value, saying what it holds", async () => {
     server.queue(reply().text('{"label": "feature", "summary": "Add dark mode."}'));
 

@@ -127,3 +127,27 @@ describe("the draft a schema names", () => {
     expect(input.validate.errors).toHaveLength(1);
   });
 });
+
+describe("uniqueItems", () => {
+  test("is checked in linear time, equal as JSON (numbers by value, members in any order)", () => {
+    const schema = { type: "object", properties: { tags: { type: "array", uniqueItems: true } } };
+    const output = compileOutputSchema(schema);
+    const input = compileInputSchema(schema);
+    if (!output.ok || !input.ok) throw new Error("does not compile");
+    const many = Array.from({ length: 100_000 }, (_, index) => ({ id: index, at: [index] }));
+    const startedAt = performance.now();
+
+    expect([
+      output.problemsOf({ tags: many }),
+      output.problemsOf({ tags: [{ a: 1, b: [2] }, "x", { b: [2.0], a: 1 }] }),
+      output.problemsOf({ tags: [1, "1", [1], { 1: 1 }] }),
+      input.validate({ tags: ["a", "a"] }),
+    ]).toEqual([
+      [],
+      ["/tags: must NOT have duplicate items (items ## 0 and 2 are identical)"],
+      [],
+      false,
+    ]);
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+  });
+});
