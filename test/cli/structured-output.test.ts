@@ -196,6 +196,32 @@ describe("a task with output_schema (Messages API)", () => {
     });
   });
 
+  test("a secret the model puts in its object is redacted from every copy of it", async () => {
+    const secret = "tok-4f9a1c77e2d04b8b";
+    server.queue(reply().text(JSON.stringify({ label: "bug", summary: `key ${secret}` })));
+    await writeFile(dir.path("classify.yaml"), TASK);
+
+    const result = await runCli([dir.path("classify.yaml"), "--out", dir.path("out")], {
+      env: {
+        ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key",
+        DEPLOY_TOKEN: secret,
+        GITHUB_ACTIONS: "true",
+        GITHUB_OUTPUT: dir.path("github-output.txt"),
+      },
+    });
+
+    expect(result.exitCode, result.stderr).toBe(0);
+    const files = ["output.json", "summary.json", "transcript.jsonl"].map((name) =>
+      readFile(dir.path(`out/classify/${name}`), "utf8"),
+    );
+    const texts = [
+      ...(await Promise.all(files)),
+      await readFile(dir.path("github-output.txt"), "utf8"),
+    ];
+    expect(texts.filter((text) => text.includes(secret))).toEqual([]);
+    expect(texts.every((text) => text.includes("key [REDACTED]"))).toBe(true);
+  });
+
   test("output_equals fails on a valid output that holds another value, saying what it holds", async () => {
     server.queue(reply().text('{"label": "feature", "summary": "Add dark mode."}'));
 
