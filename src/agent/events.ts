@@ -10,8 +10,9 @@ import type { PlanItem } from "../tools/plan-store.js";
 
 /**
  * Why a run ended; every run ends with exactly one of these. `protocol_error`: the model wrote
- * `MAX_MALFORMED_IN_A_ROW` malformed tool calls in a row (text tool protocol). `not_run`: a batch
- * task that never started (the batch was cancelled first); `resume OUT` runs it.
+ * `MAX_MALFORMED_IN_A_ROW` malformed tool calls in a row (text tool protocol). `invalid_output`:
+ * the task's `output_schema` asked for a JSON reply, and the last one allowed was still not valid.
+ * `not_run`: a batch task that never started (the batch was cancelled first); `resume OUT` runs it.
  */
 export const RUN_STATUSES = [
   "completed",
@@ -22,6 +23,7 @@ export const RUN_STATUSES = [
   "budget",
   "loop",
   "protocol_error",
+  "invalid_output",
   "cancelled",
   "skipped",
   "not_run",
@@ -62,8 +64,10 @@ export type RunResult = {
   durationMs: number;
   /** Time spent waiting for the model. */
   apiDurationMs: number;
-  /** Why the run failed, for `error`, `protocol_error`, `timeout` and `cancelled`. */
+  /** Why the run failed, for `error`, `protocol_error`, `invalid_output`, `timeout` and `cancelled`. */
   error: string | undefined;
+  /** A completed run of a task with `output_schema`: the final reply's JSON object, valid against it. */
+  structuredOutput?: JsonObject | undefined;
   /**
    * A `completed` run whose final answer (a reply that ended the turn, so no further call was
    * made) took its tokens or cost past the limit.
@@ -72,6 +76,9 @@ export type RunResult = {
   /** The limit that stopped the run, when one did (a subagent's tells its parent whose it was). */
   stoppedBy?: LimitHit | undefined;
 };
+
+/** A JSON object, as `JSON.parse` makes it (`__proto__` an own key like any other). */
+export type JsonObject = { readonly [key: string]: unknown };
 
 /** A token or cost limit a final reply went past: the figures at the end of the run. */
 export type LimitExceeded = { limit: "max_tokens" | "max_cost"; used: number; max: number };

@@ -12,7 +12,15 @@ import type { Tool } from "../tools/define-tool.js";
 import { Budget } from "./budget.js";
 import { estimatedTokens, fitContext, messageChars } from "./context.js";
 import type { AgentEvent, RunResult } from "./events.js";
-import { end, endAborted, endAtLimit, endPastLimit, endStoppedBy } from "./run-end.js";
+import { judgeFinalReply } from "./final-output.js";
+import {
+  end,
+  endAborted,
+  endAtLimit,
+  endPastLimit,
+  endStoppedBy,
+  endWithFinalReply,
+} from "./run-end.js";
 import type { Placement, RunAgentOptions, RunState } from "./run-state.js";
 import { createTaskTool } from "./subagent.js";
 import { runToolCalls } from "./tool-calls.js";
@@ -52,6 +60,7 @@ async function runLoop(options: RunAgentOptions, placement: Placement): Promise<
     malformedInARow: 0,
     contextChars: 0,
     stoppedBy: undefined,
+    outputRetries: 0,
   };
   const tools = [...options.tools, ...taskTool(state, placement)];
   state.toolSpecs = tools.map(({ name, description, inputSchema }) => ({
@@ -216,20 +225,31 @@ async function callModel(state: RunState): Promise<ModelReply | RunResult> {
   return state.lastReply;
 }
 
-/** A reply without tool calls ends the run, unless it was cut off or paused mid-turn. */
+/**
+ * A reply without tool calls ends the run, unless it was cut off or paused mid-turn, or it is not
+ * the structured output the task asks for and a retry is left.
+ */
 function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefined {
   switch (reply.stopReason) {
     case "max_tokens":
-      push(state, { role: "user", content: CUT_OFF_NOTICE });
-      state.emit({ type: "runner_message", step: state.step, text: CUT_OFF_NOTICE });
-      return undefined;
+      return sendRunnerMessage(state, CUT_OFF_NOTICE);
     case "pause_turn":
       return undefined;
     case "refusal":
       return end(state, "error", "the model refused the request (stop_reason: refusal)");
-    default:
-      return end(state, "completed");
+    default: {
+      const judged = judgeFinalReply(state);
+      if (judged.kind === "retry") return sendRunnerMessage(state, judged.message);
+      return endWithFinalReply(state, judged);
+    }
   }
+}
+
+/** A message from agent-run itself goes to the model (and the transcript); the run goes on. */
+function sendRunnerMessage(state: RunState, text: string): undefined {
+  push(state, { role: "user", content: text });
+  state.emit({ type: "runner_message", step: state.step, text });
+  return undefined;
 }
 
 function isToolUse(block: AssistantBlock): block is ToolUseBlock {

@@ -1,5 +1,6 @@
 import { textOf } from "../model/model-client.js";
 import type { LimitHit, RunResult, RunStatus } from "./events.js";
+import { type FinalJudgement, judgeFinalReply } from "./final-output.js";
 import { describeLimit } from "./limit-text.js";
 import type { RunState } from "./run-state.js";
 
@@ -43,8 +44,23 @@ export function endPastLimit(state: RunState, hit: LimitHit, hasNoCalls: boolean
     Number.isNaN(hit.used)
   )
     return endAtLimit(state, hit);
+  // A structured output's retry would take another call, which the limit forbids.
+  const judged = judgeFinalReply(state);
+  if (judged.kind === "retry") return endAtLimit(state, hit);
+  if (judged.kind === "invalid") return endWithFinalReply(state, judged);
   const exceeded = { limit: hit.limit, used: hit.used, max: hit.max };
-  return { ...end(state, "completed"), limitExceededByFinalReply: exceeded };
+  return { ...endWithFinalReply(state, judged), limitExceededByFinalReply: exceeded };
+}
+
+/** The run ends with its final reply: completed (with its structured output), or `invalid_output`. */
+export function endWithFinalReply(
+  state: RunState,
+  judged: Exclude<FinalJudgement, { kind: "retry" }>,
+): RunResult {
+  if (judged.kind === "invalid") return end(state, "invalid_output", judged.error);
+  const result = end(state, "completed");
+  const value = judged.structuredOutput;
+  return value === undefined ? result : { ...result, structuredOutput: value };
 }
 
 /** A limit stopped the run at the current step: a `limit_reached` event, then the result. */

@@ -7,7 +7,7 @@ import type {
 } from "../model/model-client.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { Budget, BudgetLimits, CostOf } from "./budget.js";
-import type { AgentEvent, LimitHit, SubagentOrigin } from "./events.js";
+import type { AgentEvent, JsonObject, LimitHit, SubagentOrigin } from "./events.js";
 import type { LoopGuard } from "./tool-calls.js";
 
 // What the loop is given (`RunAgentOptions`) and what it keeps between turns (`RunState`).
@@ -46,7 +46,23 @@ export type RunAgentOptions = {
   ready?: Promise<void>;
   /** Set when the agent may hand sub-tasks to subagents: the `task` tool is offered. */
   subagents?: SubagentSettings | undefined;
+  /** Set when the final reply must be a JSON object valid against a schema (the task's `output_schema`). */
+  output?: FinalOutput | undefined;
 };
+
+/**
+ * How a final reply is judged when the task asks for structured output. `check` is pure: a
+ * replay judges the recorded replies again and must come to the same verdicts.
+ */
+export type FinalOutput = {
+  /** The final reply's text judged: its JSON object, or what is wrong with it (for the model). */
+  check: (text: string) => OutputVerdict;
+  /** Invalid final replies sent back to the model before the run ends with `invalid_output`. */
+  maxRetries: number;
+};
+
+/** A final reply's text judged: its JSON object, or its problems in words for the model. */
+export type OutputVerdict = { ok: true; value: JsonObject } | { ok: false; problems: string };
 
 /** How the `task` tool starts subagents (the task's `subagents:`). */
 export type SubagentSettings = {
@@ -92,4 +108,6 @@ export type RunState = {
   malformedInARow: number;
   /** A limit a subagent's call reached that stops this agent too (see `LimitHit.depth`). */
   stoppedBy: LimitHit | undefined;
+  /** Invalid final replies sent back so far (see `FinalOutput`). */
+  outputRetries: number;
 };

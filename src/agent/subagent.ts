@@ -124,6 +124,8 @@ async function runSubagent(
       },
       onEvent: count,
       subagents: tools.withTask ? ctx.settings : undefined,
+      // Its final message is a report to the calling agent, never the task's structured output.
+      output: undefined,
     },
     { budget: ctx.placement.budget.child(maxSteps), origin, taskIds: ctx.placement.taskIds },
   );

@@ -23,14 +23,25 @@ export const SUBAGENT_ROLE_PROMPT = `# You are a subagent
 Another agent gave you this task and will read only your final message: make it a complete, concise report of what you found and what you changed.`;
 
 /**
+ * Added when the task has `output_schema`: the final reply is its JSON object, not a summary. The
+ * schema is written out in full, so every protocol (native tools, the text protocol) sees it.
+ */
+export function outputPrompt(schema: object): string {
+  return `# Final reply: a JSON object
+This task asks for structured output. When you are done, your final reply (the one without tool calls) is not a summary: it is only a JSON object valid against the JSON Schema below, with no other text (a \`\`\`json fenced block is accepted). If it is not valid, you are told what is wrong and asked again.
+${JSON.stringify(schema)}`;
+}
+
+/**
  * The system prompt of an agent with these tools: the built-in prompt, the parts for the plan
- * and subagents when it has those tools, the subagent's role when it is one, then the task's own
- * instructions.
+ * and subagents when it has those tools, the subagent's role when it is one, the task's own
+ * instructions, then what the final reply must be when the task asks for structured output.
  */
 export function buildSystemPrompt(
   extra: string | undefined,
   tools: readonly string[] = [],
   isSubagent = false,
+  outputSchema: object | undefined = undefined,
 ): string {
   const trimmed = extra?.trim() ?? "";
   return [
@@ -39,6 +50,7 @@ export function buildSystemPrompt(
     tools.includes("task") ? SUBAGENT_PROMPT : "",
     isSubagent ? SUBAGENT_ROLE_PROMPT : "",
     trimmed === "" ? "" : `# Task-specific instructions\n${trimmed}`,
+    outputSchema === undefined ? "" : outputPrompt(outputSchema),
   ]
     .filter((part) => part !== "")
     .join("\n\n");

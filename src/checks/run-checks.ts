@@ -3,6 +3,7 @@ import { evaluateChangedFilesCheck } from "./changed-files-check.js";
 import { evaluateFileCheck } from "./file-checks.js";
 import { evaluateFinalTextCheck } from "./final-text-check.js";
 import { failed } from "./outcome.js";
+import { evaluateOutputCheck } from "./output-check.js";
 import { evaluatePlanCheck } from "./plan-check.js";
 import { evaluateRunCheck } from "./run-check.js";
 import type { Check, CheckContext, CheckOutcome, CheckResult } from "./types.js";
@@ -53,6 +54,8 @@ async function evaluate(check: Check, ctx: CheckContext): Promise<CheckOutcome> 
       return evaluateFinalTextCheck(check, ctx.finalText);
     case "plan_complete":
       return evaluatePlanCheck(ctx.plan);
+    case "output_equals":
+      return evaluateOutputCheck(check, ctx.structuredOutput);
     default: {
       const unreachable: never = check;
       return unreachable;

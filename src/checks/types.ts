@@ -12,6 +12,7 @@ export const CHECK_KINDS = [
   "changed_files",
   "final_text_matches",
   "plan_complete",
+  "output_equals",
 ] as const;
 
 export type CheckKind = (typeof CHECK_KINDS)[number];
@@ -32,7 +33,9 @@ export type Check =
       max: number | undefined;
     }
   | { kind: "final_text_matches"; name: string; line: number; pattern: string }
-  | { kind: "plan_complete"; name: string; line: number };
+  | { kind: "plan_complete"; name: string; line: number }
+  /** `pointer` is a valid JSON Pointer; `value` a JSON value. */
+  | { kind: "output_equals"; name: string; line: number; pointer: string; value: unknown };
 
 /** One check's outcome, as `summary.json`, the transcript and the reports show it. */
 export type CheckResult = {
@@ -59,6 +62,8 @@ export type CheckContext = {
   finalText: string;
   /** The top-level agent's plan as it ended (undefined when it wrote none). */
   plan?: readonly PlanItem[] | undefined;
+  /** The run's structured output (undefined when it has none: no `output_schema`, or no valid reply). */
+  structuredOutput?: Readonly<Record<string, unknown>> | undefined;
   /** The complete environment of `run` commands; the caller leaves out the API key. */
   baseEnv: Record<string, string>;
   /** `run` checks run under the same sandbox as the agent's commands (they run code it wrote). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { JSON_POINTER_PATTERN } from "../checks/json-pointer.js";
 import type { Check } from "../checks/types.js";
 
 const Base = { name: z.string(), line: z.number() };
@@ -20,6 +21,12 @@ const RecordedCheckSchema = z.discriminatedUnion("kind", [
   }),
   z.object({ kind: z.literal("final_text_matches"), ...Base, pattern: z.string() }),
   z.object({ kind: z.literal("plan_complete"), ...Base }),
+  z.object({
+    kind: z.literal("output_equals"),
+    ...Base,
+    pointer: z.string().regex(new RegExp(JSON_POINTER_PATTERN, "u")),
+    value: z.json(),
+  }),
 ]);
 
 /** Parses the recorded checks; undefined when they do not match (a transcript from another version). */

@@ -3,9 +3,15 @@ import { z } from "zod";
 import { TranscriptError } from "../errors.js";
 import { type ApiMessage, REASONING_EFFORTS } from "../model/model-client.js";
 import { PROVIDER_NAMES } from "../model/providers.js";
+import {
+  DEFAULT_OUTPUT_RETRIES,
+  MAX_OUTPUT_RETRIES,
+  type TaskOutput,
+} from "../task/output-schema.js";
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
 import { DEFAULT_SUBAGENTS, TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import { compileOutputSchema } from "../tools/input-schema.js";
 import type { McpToolSpec } from "../tools/mcp-tools.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
@@ -125,6 +131,9 @@ const RecordedTaskSchema = z.looseObject({
   replies: z.string().nullable(),
   checks: z.unknown(),
   command_tools: z.unknown().optional(),
+  // Transcripts from before structured output have neither: their final reply was free text.
+  output_schema: z.record(z.string(), z.unknown()).nullable().default(null),
+  output_retries: z.number().int().min(0).max(MAX_OUTPUT_RETRIES).nullable().default(null),
   workspace: z.object({
     source: z.string(),
     path: z.string(),
@@ -176,18 +185,14 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
 }
 
 function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Task {
-  const checks = parseRecordedChecks(recorded.checks);
-  if (checks === undefined) {
-    throw new TranscriptError(
-      `${path}:1: task.checks: the recorded checks are not in a shape this agent-run reads; give the task file with --task`,
-    );
-  }
+  const checks = recordedChecks(recorded.checks, path);
   const commandTools = parseRecordedCommandTools(recorded.command_tools);
   if (!commandTools.ok) {
     throw new TranscriptError(
       `${path}:1: task.command_tools.${commandTools.message}; the transcript was edited, or comes from another agent-run, and agent-run will not use it`,
     );
   }
+  const output = recordedOutput(recorded, path);
   return {
     name: recorded.name,
     file: recorded.file,
@@ -242,7 +247,34 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
     mcpServers: toMcpServerConfigs(recorded.mcp_servers),
     replies: recorded.replies ?? undefined,
     checks,
+    output,
   };
+}
+
+function recordedChecks(recorded: unknown, path: string) {
+  const checks = parseRecordedChecks(recorded);
+  if (checks === undefined) {
+    throw new TranscriptError(
+      `${path}:1: task.checks: the recorded checks are not in a shape this agent-run reads; give the task file with --task`,
+    );
+  }
+  return checks;
+}
+
+/** The recorded `output_schema`, compiled again: one that does not compile was edited in. */
+function recordedOutput(
+  recorded: z.infer<typeof RecordedTaskSchema>,
+  path: string,
+): TaskOutput | undefined {
+  const schema = recorded.output_schema;
+  if (schema === null) return undefined;
+  const compiled = compileOutputSchema(schema);
+  if (!compiled.ok) {
+    throw new TranscriptError(
+      `${path}:1: task.output_schema does not compile: ${compiled.message}; the transcript was edited, or comes from another agent-run, and agent-run will not use it`,
+    );
+  }
+  return { schema, maxRetries: recorded.output_retries ?? DEFAULT_OUTPUT_RETRIES };
 }
 
 function toReasoning(recorded: z.infer<typeof RecordedTaskSchema>["reasoning"]) {

@@ -1,5 +1,4 @@
 import { appendFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
 import type { TaskFileProblem } from "../errors.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
@@ -7,6 +6,7 @@ import { relativeIfInside } from "../fs/real-path.js";
 import type { SdkWarning } from "../model/model-client.js";
 import { workflowCommand } from "../workflow-commands.js";
 import type { ChangedFile } from "../workspace/changes.js";
+import { outputLines, stepOutputs } from "./github-outputs.js";
 import { markdownText } from "./markdown-text.js";
 import { createProgressReporter, firstTimeFilter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
@@ -185,14 +185,6 @@ function describeChange(file: ChangedFile): string {
     : `${file.status}, mode ${file.mode.before} → ${file.mode.after}`;
 }
 
-/** `$GITHUB_OUTPUT` lines (`name=value`). */
-export function outputLines(outputs: Readonly<Record<string, string | number>>): string {
-  return Object.entries(outputs)
-    .map(([name, value]) => `${name}=${String(value).replace(/[\r\n]+/g, " ")}`)
-    .join("\n")
-    .concat("\n");
-}
-
 /** Inside `<summary>` (an HTML block) Markdown is not parsed; only HTML's own characters matter. */
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -274,17 +266,10 @@ async function writeGithubFiles(
     await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries)));
   const outputFile = io.env.GITHUB_OUTPUT;
   if (outputFile === undefined || outputFile === "") return;
-  const passed = summaries.filter((summary) => summary.passed).length;
-  const cost = summaries.reduce((sum, summary) => sum + (summary.costUsd ?? 0), 0);
-  const outputs = {
-    passed,
-    failed: summaries.length - passed,
-    total: summaries.length,
-    cost_usd: Math.round(cost * 1e6) / 1e6,
-    // As report.json's totals: `cost_usd` sums the known costs, these tasks had none.
-    unpriced_tasks: summaries.filter((summary) => summary.costUsd === null).length,
-    report: join(outDir, "report.json"),
-    out: outDir,
-  };
+  const { outputs, warning } = stepOutputs(summaries, outDir);
+  if (warning !== undefined) {
+    const properties = { title: "agent-run: structured_output left out" };
+    (io.writeCommand ?? io.writeErr)(workflowCommand("warning", properties, warning));
+  }
   await appendFile(outputFile, redact(outputLines(outputs)));
 }

@@ -102,6 +102,10 @@ function describeEvent(
           `MCP server ${JSON.stringify(event.name)} failed to start: ${oneLine(event.error, 300)}`,
         ),
       ];
+    case "runner_message":
+      return [
+        paint(YELLOW, `${stepOf(event)} agent-run to the model: ${oneLine(event.text, 300)}`),
+      ];
     case "plan_updated":
       return [`${stepOf(event)} plan: ${describePlan(event.items)}`];
     case "subagent_start":

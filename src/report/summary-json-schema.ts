@@ -133,6 +133,12 @@ export const SummaryJsonSchema = z
       .describe(
         "Tasks that offer todo_write only: the agent's plan as the run ended; null when it wrote none.",
       ),
+    structured_output: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "Tasks with output_schema only, when the final reply was valid against it: its JSON object (also in output.json).",
+      ),
     checks: z.array(CheckJsonSchema),
   })
   .describe("agent-run's summary.json: the outcome of one task's run.");

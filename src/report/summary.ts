@@ -1,4 +1,4 @@
-import type { LimitExceeded, RunStatus } from "../agent/events.js";
+import type { JsonObject, LimitExceeded, RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
@@ -44,6 +44,8 @@ export type TaskSummary = {
    * none); undefined for the others.
    */
   plan?: readonly PlanItem[] | null | undefined;
+  /** A task with `output_schema` whose final reply was valid: its JSON object (also `output.json`). */
+  structuredOutput?: JsonObject | undefined;
 };
 
 /** `summary.json`'s JSON shape (snake_case, like the transcript), typed by its published schema. */
@@ -72,6 +74,9 @@ export function summaryJson(summary: TaskSummary): SummaryJson {
       ? {}
       : { limit_exceeded_by_final_reply: summary.limitExceededByFinalReply }),
     ...(summary.plan === undefined ? {} : { plan: planJson(summary.plan) }),
+    ...(summary.structuredOutput === undefined
+      ? {}
+      : { structured_output: summary.structuredOutput }),
     checks: summary.checks.map(checkResultJson),
   };
 }

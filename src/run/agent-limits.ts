@@ -11,6 +11,7 @@ import { createTools } from "../tools/index.js";
 import type { Sandbox } from "../tools/sandbox.js";
 import { pricedModelAt } from "./model-usage.js";
 import type { RecordedSteps } from "./run-options.js";
+import { createFinalOutput } from "./structured-output.js";
 
 /** What the loop needs from a task run. */
 export type AgentSetup = {
@@ -76,6 +77,7 @@ export async function runAgentWithLimits(
       costOf: (reply, step) => replyCostUsd(setup.prices, pricedModelAt(setup, step), reply),
       ready: setup.ready,
       subagents: subagentSettings(setup),
+      output: task.output === undefined ? undefined : createFinalOutput(task.output),
       ...(setup.gate === undefined ? {} : { gate: setup.gate }),
     });
   } finally {

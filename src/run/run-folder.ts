@@ -14,6 +14,9 @@ export const TRANSCRIPT_FILE = "transcript.jsonl";
 /** The run's patch of the workspace's changes. */
 export const PATCH_FILE = "changes.patch";
 
+/** The run's structured output (a task with `output_schema` whose final reply was valid). */
+export const OUTPUT_FILE = "output.json";
+
 /**
  * The file agent-run writes first into every run folder it makes: only a folder holding it is
  * ever emptied or replaced (a transcript.jsonl alone proves nothing; anyone can write one).
@@ -78,6 +81,16 @@ export async function clearRunDir(runDir: string, preserve: readonly string[]): 
 /** Writes `changes.patch`, secrets hidden. */
 export async function writePatch(runDir: string, patch: string, redact: Redactor): Promise<void> {
   await writeFileAtomic(join(runDir, PATCH_FILE), redact(patch));
+}
+
+/** Writes `output.json`, the structured output as pretty-printed JSON, secrets hidden. */
+export async function writeOutput(
+  runDir: string,
+  value: Readonly<Record<string, unknown>>,
+  redact: Redactor,
+): Promise<void> {
+  const text = `${JSON.stringify(redactStrings(value, redact), null, 2)}\n`;
+  await writeFileAtomic(join(runDir, OUTPUT_FILE), redact(text));
 }
 
 /** Writes `summary.json`, secrets hidden. */

@@ -17,7 +17,14 @@ import type { WorkspaceChanges } from "../workspace/changes.js";
 import type { GitDirChange } from "../workspace/git-dir-state.js";
 import { contentHash, type Snapshot } from "../workspace/snapshot.js";
 import { createModelUsageTally } from "./model-usage.js";
-import { clearRunDir, PATCH_FILE, TRANSCRIPT_FILE, writeSummary } from "./run-folder.js";
+import {
+  clearRunDir,
+  OUTPUT_FILE,
+  PATCH_FILE,
+  TRANSCRIPT_FILE,
+  writeOutput,
+  writeSummary,
+} from "./run-folder.js";
 import type { RunTaskOptions } from "./run-options.js";
 import { emptyResult, finalResult, toSummary } from "./run-result.js";
 
@@ -77,7 +84,12 @@ export async function openRun(options: RunTaskOptions): Promise<Run> {
     runDir,
     startedAt: performance.now(),
     redact,
-    system: buildSystemPrompt(options.task.system, options.task.tools),
+    system: buildSystemPrompt(
+      options.task.system,
+      options.task.tools,
+      false,
+      options.task.output?.schema,
+    ),
     transcript: TranscriptWriter.open(join(runDir, TRANSCRIPT_FILE), { redact }),
     problems: [],
     modelUsage: createModelUsageTally(options),
@@ -135,6 +147,7 @@ export async function finish(
     earlyStatus === "cancelled"
       ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
       : finalResult(work.result, run.problems, elapsedMs);
+  final = await writeStructuredOutput(run, final, elapsedMs);
   const changedFiles = work.changes?.changedFiles ?? [];
   const { costUsd } = final;
   try {
@@ -175,4 +188,22 @@ export async function finish(
   });
   await writeSummary(summary, run.redact);
   return summary;
+}
+
+/**
+ * Writes `output.json` when the run has a structured output, before the result line: a file that
+ * cannot be written makes the run an error, as the result line then says.
+ */
+async function writeStructuredOutput(
+  run: Run,
+  final: RunResult,
+  elapsedMs: number,
+): Promise<RunResult> {
+  if (final.structuredOutput === undefined) return final;
+  try {
+    await writeOutput(run.runDir, final.structuredOutput, run.redact);
+    return final;
+  } catch (error) {
+    return finalResult(final, [`could not write ${OUTPUT_FILE}: ${messageOf(error)}`], elapsedMs);
+  }
 }

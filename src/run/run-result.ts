@@ -72,5 +72,6 @@ export function toSummary(
     passed: final.status === "completed" && produced.checks.every((check) => check.passed),
     origin: options.origin,
     limitExceededByFinalReply: final.limitExceededByFinalReply,
+    structuredOutput: final.structuredOutput,
   };
 }

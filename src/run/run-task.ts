@@ -166,6 +166,7 @@ async function workIn(run: Run, prepared: Prepared): Promise<Work> {
     changedFiles: changes?.changedFiles ?? [],
     finalText: result?.finalText ?? "",
     plan: run.plan.items,
+    structuredOutput: result?.structuredOutput,
     baseEnv: commandEnv,
     sandbox,
     sandboxLimits: task.sandboxLimits,

@@ -1,6 +1,11 @@
 import { posix } from "node:path";
 import { z } from "zod";
 import { FLAG_GROUP_PATTERN, patternProblem } from "../checks/check-pattern.js";
+import {
+  JSON_POINTER_PATTERN,
+  JSON_POINTER_RULE,
+  jsonPointerHint,
+} from "../checks/json-pointer.js";
 import { CHECK_KINDS } from "../checks/types.js";
 import { describeValue } from "./describe-value.js";
 import { duration, nonBlankString, nonNegativeInt } from "./schema-fields.js";
@@ -105,6 +110,48 @@ const ChangedFilesSchema = z
     'Passes when the workspace\'s changes meet every expectation given: only, must, max. Example: { only: ["src/**"], must: [src/math.js], max: 3 }.',
   );
 
+const jsonPointer = z
+  .string({ error: (issue) => `expected ${JSON_POINTER_RULE}, got ${describeValue(issue.input)}` })
+  .check((ctx) => {
+    const hint = jsonPointerHint(ctx.value);
+    if (hint === undefined) return;
+    const message = `expected ${JSON_POINTER_RULE}, got ${describeValue(ctx.value)}; ${hint}`;
+    ctx.issues.push({ code: "custom", input: ctx.value, message });
+  })
+  .meta({ pattern: JSON_POINTER_PATTERN })
+  .describe(
+    'Where in the structured output to look: a JSON Pointer (RFC 6901), "" for the whole object, "/label" for a member, "/items/0" for an array\'s first item.',
+  );
+
+/** A value JSON can carry: YAML's `.inf` and `.nan` cannot be in the structured output. */
+const JSON_VALUE = z.json();
+
+const OutputEqualsSchema = z
+  .object(
+    {
+      pointer: jsonPointer,
+      value: z
+        .unknown()
+        .check((ctx) => {
+          if (ctx.value !== undefined && JSON_VALUE.safeParse(ctx.value).success) return;
+          const message =
+            ctx.value === undefined
+              ? "required field is missing; write the value the output must hold there"
+              : `expected a JSON value (text, a number, true, false, null, or a list or mapping of them), got ${describeValue(ctx.value)}`;
+          ctx.issues.push({ code: "custom", input: ctx.value, message });
+        })
+        .describe(
+          "The JSON value that must be there: a string, number, boolean, null, list or mapping, compared as JSON (a mapping's keys in any order).",
+        ),
+    },
+    { error: mappingError("{ pointer: /label, value: bug }") },
+  )
+  .strict()
+  .optional()
+  .describe(
+    "Passes when the run's structured output (output_schema) holds value at pointer. Example: { pointer: /label, value: bug }.",
+  );
+
 const CheckItemSchema = z
   .object(
     {
@@ -167,6 +214,7 @@ const CheckItemSchema = z
         .describe(
           "true: passes when the agent's plan (the todo_write tool, which tools must list) has items and every one is completed.",
         ),
+      output_equals: OutputEqualsSchema,
     },
     {
       error: (issue) =>

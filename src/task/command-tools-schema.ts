@@ -27,7 +27,7 @@ const typeMessage = (issue: { input?: unknown }) =>
 const InputSchemaSchema = z
   .looseObject({ type: z.literal("object", { error: typeMessage }) })
   .describe(
-    "JSON Schema (draft-07) of the tool's input, sent to the model as the tool's input_schema; type: object. It must compile under Ajv's strict mode (unknown keywords are errors); format is not checked. The model's input is checked against it before the command runs. Required.",
+    "JSON Schema (draft-07, or 2020-12 when its $schema names it) of the tool's input, sent to the model as the tool's input_schema; type: object. It must compile under Ajv's strict mode (unknown keywords are errors); format is not checked. The model's input is checked against it before the command runs. Required.",
   );
 
 const CommandToolSchema = z

@@ -1,4 +1,5 @@
 import { compileCheckPattern } from "../checks/check-pattern.js";
+import { shown } from "../checks/output-check.js";
 import type { Check } from "../checks/types.js";
 import { type CheckItem, DEFAULT_CHECK_TIMEOUT_MS } from "./checks-schema.js";
 import { durationMs } from "./schema-fields.js";
@@ -39,6 +40,10 @@ function toCheck(item: CheckItem, line: number): Check {
   if (item.final_text_matches !== undefined)
     return { kind: "final_text_matches", name, line, pattern: item.final_text_matches };
   if (item.plan_complete !== undefined) return { kind: "plan_complete", name, line };
+  if (item.output_equals !== undefined) {
+    const { pointer, value } = item.output_equals;
+    return { kind: "output_equals", name, line, pointer, value };
+  }
   throw new Error(`check at line ${line} passed the schema without a kind`);
 }
 
@@ -64,6 +69,8 @@ function describeTarget(check: Check): string {
       return String(compileCheckPattern(check.pattern));
     case "plan_complete":
       return "every item completed";
+    case "output_equals":
+      return `${check.pointer === "" ? '""' : check.pointer} = ${shown(check.value)}`;
     default: {
       const unreachable: never = check;
       return unreachable;

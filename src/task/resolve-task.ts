@@ -6,6 +6,7 @@ import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "../tools/tool-names.js";
 import { resolveChecks } from "./resolve-checks.js";
 import { resolveCommandTools } from "./resolve-command-tools.js";
 import { resolveMcpServers } from "./resolve-mcp.js";
+import { resolveOutput } from "./resolve-output.js";
 import { resolveProvider } from "./resolve-provider.js";
 import { resolveReasoning } from "./resolve-reasoning.js";
 import { toolProblems } from "./resolve-tools.js";
@@ -33,12 +34,14 @@ export function resolveTask(
   const built = buildTask(file, data, locator);
   const tools = resolveCommandTools(file, data, locator, built.bash.timeoutMs);
   const mcp = resolveMcpServers(file, data, built.bash.timeoutMs, locator);
+  const output = resolveOutput(file, data, locator);
   const task = {
     ...built,
     provider: provider.provider,
     reasoning: reasoning.reasoning,
     commandTools: tools.commandTools,
     mcpServers: mcp.servers,
+    output: output.output,
   };
   const problems: TaskFileProblem[] = [
     ...provider.problems,
@@ -46,6 +49,7 @@ export function resolveTask(
     ...toolProblems(file, data, locator),
     ...tools.problems,
     ...mcp.problems,
+    ...output.problems,
   ];
   if (data.name === undefined && !TASK_NAME_PATTERN.test(task.name)) {
     problems.push({
@@ -71,7 +75,7 @@ function buildTask(
   file: string,
   data: TaskFile,
   locator: Locator,
-): Omit<Task, "provider" | "reasoning" | "commandTools" | "mcpServers"> {
+): Omit<Task, "provider" | "reasoning" | "commandTools" | "mcpServers" | "output"> {
   const folder = dirname(file);
   return {
     name: data.name ?? parse(file).name,

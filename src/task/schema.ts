@@ -11,6 +11,7 @@ import { ChecksSchema } from "./checks-schema.js";
 import { CommandToolsSchema } from "./command-tools-schema.js";
 import { describeValue } from "./describe-value.js";
 import { McpServersSchema } from "./mcp-schema.js";
+import { OUTPUT_DEPENDENCIES, OUTPUT_FIELDS, type TaskOutput } from "./output-schema.js";
 import { ProviderSchema, ToolProtocolSchema } from "./provider-schema.js";
 import { SandboxLimitsSchema, SandboxSchema } from "./sandbox-schema.js";
 import {
@@ -214,8 +215,10 @@ export const TaskFileSchema = z
         "Scripted model replies (a YAML or JSON list of Messages API replies, relative to this task file's folder) played instead of the API by --offline runs and tests. Default: none.",
       ),
     checks: ChecksSchema,
+    ...OUTPUT_FIELDS,
   })
-  .strict();
+  .strict()
+  .meta({ dependencies: OUTPUT_DEPENDENCIES });
 
 export type TaskFile = z.infer<typeof TaskFileSchema>;
 
@@ -293,4 +296,5 @@ export type Task = {
   replies: string | undefined;
   /** Graders run after the agent stops, in file order; empty when the file has none. */
   checks: Check[];
+  output: TaskOutput | undefined;
 };

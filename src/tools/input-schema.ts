@@ -1,10 +1,19 @@
-import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
+import {
+  Ajv,
+  type CodeOptions,
+  type ErrorObject,
+  type FuncKeywordDefinition,
+  type SchemaValidateFunction,
+  type ValidateFunction,
+} from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { RE2JS } from "re2js";
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
 
-// The one home of ajv: the JSON Schemas a task writes for its command tools' input, compiled when
-// the task is loaded (or read back from a transcript), and the model's input checked against them.
+// The one home of ajv: the JSON Schemas a task writes (its command tools' input, its
+// `output_schema`), compiled when the task is loaded (or read back from a transcript), and what
+// the model sends checked against them.
 
 /** Deepest a schema may nest: far past any tool's input, well short of the compiler's stack. */
 const MAX_INPUT_SCHEMA_DEPTH = 64;
@@ -14,7 +23,25 @@ type CompiledInputSchema =
   | { ok: true; validate: ValidateFunction }
   | { ok: false; message: string };
 
-let instance: Ajv | undefined;
+/** The drafts a schema may name in `$schema`; without one, draft-07. */
+const DRAFTS = {
+  "draft-07": ["http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"],
+  "2020-12": [
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2020-12/schema#",
+  ],
+} as const;
+
+type Draft = keyof typeof DRAFTS;
+
+/**
+ * What a compiled schema is for. A tool's input is checked up to its first problem (an input of a
+ * million wrong items costs one error, and the model is told the first). A final reply is checked
+ * in full, so one retry can fix every problem; its size is bounded by the caller.
+ */
+type SchemaUse = "input" | "output";
+
+const instances = new Map<string, Ajv>();
 
 /**
  * The regular expressions of `pattern` and `patternProperties`, in RE2's engine (re2js): a match
@@ -31,24 +58,79 @@ const linearRegExp: NonNullable<CodeOptions["regExp"]> = Object.assign(
 );
 
 /**
- * One Ajv for every schema, made on first use. Draft-07 in strict mode, so a misspelt keyword
- * (`propertes`) is an error rather than a schema that checks nothing; `format` is not checked
- * (no format list is loaded); nothing is coerced, defaulted or removed (the input reaches the
- * command as the model sent it); `$id`s are not registered, so two tasks may use the same one.
- * Validation stops at the first problem: an input of a million wrong items costs one error, not a
- * million (the model is told the first).
+ * One Ajv per draft and use, made on first use. Strict mode, so a misspelt keyword (`propertes`)
+ * is an error rather than a schema that checks nothing; `format` is not checked (no format list
+ * is loaded); nothing is coerced, defaulted or removed (the value is checked as the model sent
+ * it); `$id`s are not registered, so two tasks may use the same one.
  */
-function ajv(): Ajv {
-  instance ??= new Ajv({
-    allErrors: false,
+function ajv(draft: Draft, use: SchemaUse): Ajv {
+  const key = `${draft} ${use}`;
+  const found = instances.get(key);
+  if (found !== undefined) return found;
+  const options = {
+    allErrors: use === "output",
     code: { regExp: linearRegExp },
     addUsedSchema: false,
     strictTypes: false,
     strictTuples: false,
     validateFormats: false,
     logger: false,
-  });
-  return instance;
+  } as const;
+  const made = draft === "2020-12" ? new Ajv2020(options) : new Ajv(options);
+  made.removeKeyword("uniqueItems");
+  made.addKeyword(LINEAR_UNIQUE_ITEMS);
+  instances.set(key, made);
+  return made;
+}
+
+/**
+ * `uniqueItems` in linear time: each item's canonical JSON goes into a map. Ajv's own compares
+ * every pair of items (20,000 objects take 12 s, during which nothing else runs), and the model
+ * chooses the items. Equal as JSON Schema says: numbers by value, members in any order.
+ */
+const hasUniqueItems: SchemaValidateFunction = (isUnique: unknown, items: unknown) => {
+  if (isUnique !== true || !Array.isArray(items)) return true;
+  const seen = new Map<string, number>();
+  for (const [index, item] of items.entries()) {
+    const key = canonicalJson(item);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const message = `must NOT have duplicate items (items ## ${first} and ${index} are identical)`;
+      hasUniqueItems.errors = [{ keyword: "uniqueItems", message, params: { i: index, j: first } }];
+      return false;
+    }
+    seen.set(key, index);
+  }
+  return true;
+};
+
+const LINEAR_UNIQUE_ITEMS: FuncKeywordDefinition = {
+  keyword: "uniqueItems",
+  type: "array",
+  schemaType: "boolean",
+  errors: true,
+  validate: hasUniqueItems,
+};
+
+/** JSON with every object's members sorted: two values are equal as JSON when these are. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const members = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${members.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+}
+
+/** The draft a schema's `$schema` names, or why it names none agent-run knows. */
+function draftOf(schema: Record<string, unknown>): Draft | { message: string } {
+  const named = schema.$schema;
+  if (named === undefined) return "draft-07";
+  const named2020 = DRAFTS["2020-12"].some((uri) => uri === named);
+  if (named2020 || DRAFTS["draft-07"].some((uri) => uri === named)) {
+    return named2020 ? "2020-12" : "draft-07";
+  }
+  return {
+    message: `$schema ${clip(JSON.stringify(named), 200)} is not a draft agent-run checks; name draft-07 (${DRAFTS["draft-07"][0]}) or 2020-12 (${DRAFTS["2020-12"][0]}), or leave $schema out for draft-07`,
+  };
 }
 
 /**
@@ -56,6 +138,10 @@ function ajv(): Ajv {
  * again (the tool, after the task file's check) costs nothing.
  */
 export function compileInputSchema(schema: Record<string, unknown>): CompiledInputSchema {
+  return compileFor(schema, "input");
+}
+
+function compileFor(schema: Record<string, unknown>, use: SchemaUse): CompiledInputSchema {
   if (nestsDeeperThan(schema, MAX_INPUT_SCHEMA_DEPTH)) {
     return { ok: false, message: `it nests deeper than ${MAX_INPUT_SCHEMA_DEPTH} levels` };
   }
@@ -63,12 +149,40 @@ export function compileInputSchema(schema: Record<string, unknown>): CompiledInp
   if (nonJson !== undefined) {
     return { ok: false, message: `it holds ${nonJson}, which JSON cannot carry` };
   }
+  const draft = draftOf(schema);
+  if (typeof draft !== "string") return { ok: false, message: draft.message };
   try {
-    return { ok: true, validate: ajv().compile(schema) };
+    return { ok: true, validate: ajv(draft, use).compile(schema) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, message: clip(message, 500) };
   }
+}
+
+/** A compiled `output_schema`: `problemsOf` lists what is wrong with a value (none: it is valid). */
+export type CompiledOutputSchema =
+  | { ok: true; problemsOf: (value: unknown) => string[] }
+  | { ok: false; message: string };
+
+/**
+ * Compiles a task's `output_schema` (draft-07, or 2020-12 when its `$schema` says so). Every
+ * problem of a value is found; each is described as `/path: message`, its path and details
+ * clipped (they come from the model's reply).
+ */
+export function compileOutputSchema(schema: Record<string, unknown>): CompiledOutputSchema {
+  const compiled = compileFor(schema, "output");
+  if (!compiled.ok) return compiled;
+  const { validate } = compiled;
+  return {
+    ok: true,
+    problemsOf: (value) =>
+      validate(value) ? [] : (validate.errors ?? []).map(describeOutputProblem),
+  };
+}
+
+function describeOutputProblem(error: ErrorObject): string {
+  const where = error.instancePath === "" ? "(the object)" : clip(error.instancePath, 200);
+  return `${where}: ${clip(error.message ?? `fails "${error.keyword}"`, 300)}${detailOf(error)}`;
 }
 
 /** `.inf` and `.nan` in YAML: JSON has no such numbers, so the API would get `null` instead. */
@@ -99,7 +213,16 @@ export function describeInputProblems(toolName: string, errors: readonly ErrorOb
 function describeProblem(error: ErrorObject): string {
   const where = `input${clip(error.instancePath, 200)}`;
   const message = clip(error.message ?? `fails "${error.keyword}"`, 300);
-  const extra: unknown = error.params.additionalProperty;
-  const named = typeof extra === "string" ? ` (${clip(JSON.stringify(extra), 200)})` : "";
-  return `${where} ${message}${named}`;
+  return `${where} ${message}${detailOf(error)}`;
+}
+
+/** The name of a property that is not allowed, or the values that are: ` ("x")`, ` ("a", "b")`. */
+function detailOf(error: ErrorObject): string {
+  const { params } = error;
+  const extra: unknown = params.additionalProperty;
+  if (typeof extra === "string") return ` (${clip(JSON.stringify(extra), 200)})`;
+  const allowed: unknown = params.allowedValues ?? params.allowedValue;
+  if (allowed === undefined || error.keyword === "type") return "";
+  const values = Array.isArray(allowed) ? allowed : [allowed];
+  return ` (${clip(values.map((value) => JSON.stringify(value)).join(", "), 300)})`;
 }

@@ -53,6 +53,7 @@ const TASK_STATUS: Record<RunStatus, TaskNotificationLineShape["status"]> = {
   not_run: "stopped",
   loop: "failed",
   protocol_error: "failed",
+  invalid_output: "failed",
   error: "failed",
 };
 

@@ -2,16 +2,13 @@ import type { Check } from "../checks/types.js";
 import type { Reasoning } from "../model/model-client.js";
 import type { OpenAICompat } from "../model/openai/compat.js";
 import { effectiveCompat } from "../model/providers.js";
+import type { TaskOutput } from "../task/output-schema.js";
 import type { Limits, ProviderSettings, ToolProtocol } from "../task/schema.js";
 import type { CommandToolSpec } from "../tools/command-tool-spec.js";
-import {
-  type McpServerConfig,
-  type McpServerStatus,
-  type McpToolSpec,
-  mcpToolName,
-} from "../tools/mcp-tools.js";
+import type { McpServerConfig, McpServerStatus } from "../tools/mcp-tools.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
+import { mcpServerJson, mcpStatusJson, offeredMcpTools } from "./mcp-lines.js";
 
 /** The resolved task as the init line records it. */
 export type InitInfo = {
@@ -55,6 +52,7 @@ export type InitInfo = {
     allowGitChanges: boolean;
     replies: string | undefined;
     checks: readonly Check[];
+    output: TaskOutput | undefined;
   };
   workspace: { source: string; path: string; inPlace: boolean; contentHash: string | null };
   offline: boolean;
@@ -110,14 +108,7 @@ export function initLine(info: InitInfo): InitLineShape {
         max_steps: task.subagents.maxSteps,
         max_depth: task.subagents.maxDepth,
       },
-      bash: {
-        timeout_ms: task.bash.timeoutMs,
-        env: task.bash.env,
-        allow: [...task.bash.allow, ...task.bash.flagAllow],
-        deny: [...task.bash.deny, ...task.bash.flagDeny],
-        max_output: task.bash.maxOutputChars,
-        max_recorded_output: task.bash.maxRecordedChars,
-      },
+      bash: bashLine(task.bash),
       command_tools: task.commandTools.map(commandToolJson),
       sandbox: task.sandbox,
       sandbox_limits: {
@@ -130,6 +121,8 @@ export function initLine(info: InitInfo): InitLineShape {
       mcp_servers: task.mcpServers.map(mcpServerJson),
       replies: task.replies ?? null,
       checks: task.checks.map(checkJson),
+      output_schema: task.output?.schema ?? null,
+      output_retries: task.output?.maxRetries ?? null,
       workspace: {
         source: info.workspace.source,
         path: info.workspace.path,
@@ -139,6 +132,18 @@ export function initLine(info: InitInfo): InitLineShape {
       offline: info.offline,
     },
     ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+  };
+}
+
+/** The bash settings in force: a flag's patterns among the file's, as the policy applied them. */
+function bashLine(bash: InitInfo["task"]["bash"]) {
+  return {
+    timeout_ms: bash.timeoutMs,
+    env: bash.env,
+    allow: [...bash.allow, ...bash.flagAllow],
+    deny: [...bash.deny, ...bash.flagDeny],
+    max_output: bash.maxOutputChars,
+    max_recorded_output: bash.maxRecordedChars,
   };
 }
 
@@ -245,45 +250,6 @@ export function checkJson(check: Check): Record<string, unknown> {
     default:
       return { ...check };
   }
-}
-
-/** The MCP tools offered, by the names the model sees. */
-function offeredMcpTools(servers: readonly McpServerStatus[]): string[] {
-  return servers.flatMap((server) =>
-    server.tools.map((tool) => mcpToolName(server.name, tool.name)),
-  );
-}
-
-/**
- * A server's status as Claude Code's `McpServerStatus`, its tools with their input schemas (a
- * replay, fork or resume offers them again) and agent-run's notes on tools left out.
- */
-function mcpStatusJson(server: McpServerStatus) {
-  return {
-    name: server.name,
-    status: server.status,
-    ...(server.error === undefined ? {} : { error: server.error }),
-    ...(server.serverInfo === undefined ? {} : { serverInfo: server.serverInfo }),
-    tools: server.tools.map(mcpToolJson),
-    ...(server.notes.length === 0 ? {} : { notes: server.notes }),
-  };
-}
-
-function mcpToolJson(tool: McpToolSpec) {
-  return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
-}
-
-/** A declared server in the init line's `task.mcp_servers`, as the task file gave it. */
-function mcpServerJson(server: McpServerConfig) {
-  return {
-    name: server.name,
-    command: server.command,
-    args: server.args,
-    env: server.env,
-    tools: server.tools ?? null,
-    startup_timeout_ms: server.startupTimeoutMs,
-    timeout_ms: server.timeoutMs,
-  };
 }
 
 /** A command tool in the init line's snake_case (its task-file line included). */

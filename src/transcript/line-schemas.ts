@@ -73,6 +73,7 @@ const SDK_TERMINAL_REASONS = [
   "max_turns",
   "budget_exhausted",
   "malformed_tool_use_exhausted",
+  "structured_output_retry_exhausted",
   "api_error",
 ] as const;
 
@@ -204,7 +205,13 @@ const CheckLineBody = z.looseObject({
 
 const ResultLineBody = z.looseObject({
   type: z.literal("result"),
-  subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_max_budget_usd"]),
+  subtype: z.enum([
+    "success",
+    "error_max_turns",
+    "error_during_execution",
+    "error_max_budget_usd",
+    "error_max_structured_output_retries",
+  ]),
   is_error: z.boolean(),
   status: z.enum(RUN_STATUSES),
   duration_ms: z.number(),
@@ -231,6 +238,8 @@ const ResultLineBody = z.looseObject({
   limit_exceeded_by_final_reply: z
     .object({ limit: z.enum(["max_tokens", "max_cost"]), used: z.number(), max: z.number() })
     .optional(),
+  /** A task with `output_schema`, completed: the final reply's JSON object (the SDK's field). */
+  structured_output: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** Each kind of line as read back: its body and the fields every line carries. */

@@ -15,6 +15,7 @@ const RESULT_SUBTYPE: Record<RunStatus, ResultLineShape["subtype"]> = {
   budget: "error_max_budget_usd",
   loop: "error_during_execution",
   protocol_error: "error_during_execution",
+  invalid_output: "error_max_structured_output_retries",
   cancelled: "error_during_execution",
   skipped: "error_during_execution",
   not_run: "error_during_execution",
@@ -35,6 +36,7 @@ const TERMINAL_REASON: Record<RunStatus, ResultLineShape["terminal_reason"]> = {
   budget: "budget_exhausted",
   loop: undefined,
   protocol_error: "malformed_tool_use_exhausted",
+  invalid_output: "structured_output_retry_exhausted",
   cancelled: undefined,
   skipped: undefined,
   not_run: undefined,
@@ -111,6 +113,9 @@ export function resultLine(info: ResultInfo): ResultLineShape {
     ...(result.limitExceededByFinalReply === undefined
       ? {}
       : { limit_exceeded_by_final_reply: result.limitExceededByFinalReply }),
+    ...(result.structuredOutput === undefined
+      ? {}
+      : { structured_output: result.structuredOutput }),
     changed_files: info.changedFiles,
     workspace: info.workspace,
   };

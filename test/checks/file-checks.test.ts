@@ -145,7 +145,8 @@ function evaluate(check: Check, workspace: string) {
     check.kind === "run" ||
     check.kind === "changed_files" ||
     check.kind === "final_text_matches" ||
-    check.kind === "plan_complete"
+    check.kind === "plan_complete" ||
+    check.kind === "output_equals"
   ) {
     throw new Error(`not a file check: ${check.kind}`);
   }

@@ -553,3 +553,23 @@ describe("the ready-to-copy workflows", () => {
     },
   );
 });
+
+describe("docs/ci.md's structured_output steps", () => {
+  test("pass actionlint, give the action inputs it declares and read an output it has", async () => {
+    const doc = readFileSync(join(ROOT, "docs/ci.md"), "utf8");
+    const snippet = /```yaml\n(- id: agent\n[\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    const indented = snippet.replace(/^(?=.)/gm, "      ");
+    const workflow = `on: push\njobs:\n  triage:\n    runs-on: ubuntu-latest\n    steps:\n${indented}`;
+
+    const problems = await lintWorkflow(workflow, "docs/ci.md");
+
+    expect(snippet).toContain("steps.agent.outputs.structured_output");
+    expect(formatProblems("docs/ci.md", problems)).toBe("");
+    const [step] = parse(snippet) as Array<{ uses: string; with: object }>;
+    expect(step?.uses).toBe(ACTION_PLACEHOLDER);
+    expect(Object.keys(loadAction().inputs)).toEqual(
+      expect.arrayContaining(Object.keys(step?.with ?? {})),
+    );
+    expect(Object.keys(loadAction().outputs)).toContain("structured_output");
+  });
+});

@@ -25,6 +25,7 @@ const EXAMPLES = {
   "plan-add-subtract": "fixtures/workspaces/calculator",
   "subagent-greet-french": "fixtures/workspaces/greeter",
 } as const;
+// Not here: triage-issue, whose patch is empty (it changes nothing), which `git apply` refuses.
 
 describe("agent-run --offline tasks/*.yaml (the README's first command)", () => {
   test("runs every example task to completed, leaving the originals untouched", async () => {
@@ -33,13 +34,18 @@ describe("agent-run --offline tasks/*.yaml (the README's first command)", () => 
 
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.exitCode).toBe(0);
-    for (const name of Object.keys(EXAMPLES)) {
+    for (const name of [...Object.keys(EXAMPLES), "triage-issue"]) {
       const summary = await readSummary(join(out, name));
       expect(summary).toMatchObject({ name, status: "completed", error: null });
     }
+    // The example of structured output changes nothing: it answers with a JSON object.
+    expect(await readSummary(join(out, "triage-issue"))).toMatchObject({
+      changed_files: [],
+      structured_output: { label: "bug", severity: "high", files: ["src/editor.js"] },
+    });
     expect(await treeContents("fixtures/workspaces")).toEqual(before);
-    expect(run.stdout).toMatch(/^\| total +\| +\| 10\/10 +\| +30\/30 \|/m);
-    expect(run.stdout).toContain("10/10 passed (100.0%)");
+    expect(run.stdout).toMatch(/^\| total +\| +\| 11\/11 +\| +33\/33 \|/m);
+    expect(run.stdout).toContain("11/11 passed (100.0%)");
   });
 
   test.each(Object.entries(EXAMPLES))(

@@ -120,10 +120,10 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     await box[Symbol.asyncDispose]();
   });
 
-  test("the quick start runs the ten examples: 10/10 passed, exit 0, outputs in agent-runs/", async () => {
+  test("the quick start runs the eleven examples: 11/11 passed, exit 0, outputs in agent-runs/", async () => {
     expect(quickStart.stderr).not.toMatch(/internal error/);
     expect(quickStart.code).toBe(0);
-    expect(quickStart.stdout).toContain("10/10 passed");
+    expect(quickStart.stdout).toContain("11/11 passed");
     const names = [
       "add-farewell",
       "fix-failing-test",
@@ -135,6 +135,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
       "mcp-ticket-fix",
       "plan-add-subtract",
       "subagent-greet-french",
+      "triage-issue",
     ];
     for (const name of names) {
       expect(await readSummary(join(box.root, "agent-runs", name))).toMatchObject({
@@ -180,7 +181,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     const [results, commands, failedChecks] = runs;
 
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(recipes.map(() => [0, ""]));
-    expect(results?.stdout.trimEnd().split("\n")).toHaveLength(10);
+    expect(results?.stdout.trimEnd().split("\n")).toHaveLength(11);
     expect(results?.stdout).toMatch(
       /^\{"status":"completed","num_turns":5,"total_cost_usd":0\.014345\}$/m,
     );
@@ -206,7 +207,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     const run = await box.sh(`${block.text} --out on-path`);
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("10/10 passed (100.0%)");
+    expect(run.stdout).toContain("11/11 passed (100.0%)");
   });
 
   test("validation prints what README shows, with exit 2", async () => {
@@ -311,7 +312,8 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
 describe("README: the real API", { timeout: 120_000 }, () => {
   test("the real API: the Claude tasks run with only ANTHROPIC_API_KEY (API mocked on 127.0.0.1)", async () => {
     await using server = await startMockHttpServer();
-    for (let task = 0; task < 8; task++) server.queue(reply().text("Nothing to do."));
+    // Nine tasks; triage-issue's text reply is not its JSON object, so it is sent back twice more.
+    for (let call = 0; call < 11; call++) server.queue(reply().text("Nothing to do."));
     const block = blockStartingWith(README, "export ANTHROPIC_API_KEY=sk-ant-...");
     await using box = await docSandbox();
     const run = await box.sh(block.text, { ANTHROPIC_BASE_URL: server.url });
@@ -321,7 +323,7 @@ describe("README: the real API", { timeout: 120_000 }, () => {
     const keys = server.headers.map(
       (headers) => headers["x-api-key"] ?? headers.authorization?.replace(/^Bearer /, ""),
     );
-    expect(keys).toEqual(Array(8).fill("sk-ant-..."));
+    expect(keys).toEqual(Array(11).fill("sk-ant-..."));
     const all = await box.sh('node bin/agent-run.js "tasks/*.yaml"', {
       ANTHROPIC_API_KEY: "sk-ant-...",
     });
@@ -371,7 +373,7 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
     const printed = comparableOutput(local.stdout);
     const start = printed.indexOf("## agent-run");
     expect(printed.slice(start, start + shown.length)).toEqual(comparableOutput(shown.join("\n")));
-    const outputs = here(blockStartingWith(CI_DOC, "passed=10").text);
+    const outputs = here(blockStartingWith(CI_DOC, "passed=11").text);
     expect(local.stdout).toContain(`${outputs}\n`);
   });
 
@@ -385,12 +387,12 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
 
     expect(recipes).toHaveLength(4);
     expect(runs.map((run) => run.stderr)).toEqual(["", "", "", ""]);
-    expect(totals?.stdout).toBe("10/11 passed, $0.15154\n");
+    expect(totals?.stdout).toBe("11/12 passed, $0.164872\n");
     const rows = (perTask?.stdout ?? "")
       .trimEnd()
       .split("\n")
       .map((row) => row.split("\t"));
-    expect(rows).toHaveLength(11);
+    expect(rows).toHaveLength(12);
     expect(rows.find((row) => row[0] === "fix")).toEqual([
       "fix",
       "completed",

@@ -19,3 +19,32 @@ export function isRunnerCommand(line: string): boolean {
 export function commandLines(text: string): string[] {
   return runnerLines(text).filter(isRunnerCommand);
 }
+
+/**
+ * The outputs a step's `$GITHUB_OUTPUT` file sets, as the runner reads it on Linux (actions/runner,
+ * FileCommandManager.cs: `EnvFileKeyValuePairs` and its `ReadLine`, which ends a line at `\n`
+ * only): `NAME=VALUE` when the first `=` comes before any `<<`, else `NAME<<DELIMITER` with the
+ * lines up to the delimiter; anything else fails the step (thrown here). A later value wins.
+ */
+export function runnerOutputs(text: string): Map<string, string> {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const outputs = new Map<string, string>();
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index] ?? "";
+    if (line === "") continue;
+    const equals = line.indexOf("=");
+    const heredoc = line.indexOf("<<");
+    if (equals >= 0 && (heredoc < 0 || equals < heredoc)) {
+      outputs.set(line.slice(0, equals), line.slice(equals + 1));
+      continue;
+    }
+    if (heredoc < 0) throw new Error(`Invalid format '${line}'`);
+    const delimiter = line.slice(heredoc + 2);
+    const end = lines.indexOf(delimiter, index + 1);
+    if (end < 0) throw new Error(`Matching delimiter not found '${delimiter}'`);
+    outputs.set(line.slice(0, heredoc), lines.slice(index + 1, end).join("\n"));
+    index = end;
+  }
+  return outputs;
+}

@@ -67,6 +67,7 @@ const INFO: InitInfo = {
     allowGitChanges: false,
     replies: undefined,
     checks: [],
+    output: undefined,
   },
   workspace: { source: "/src", path: "/runs/t/workspace", inPlace: false, contentHash: null },
   offline: true,

@@ -49,6 +49,7 @@ const INFO: InitInfo = {
     mcpServers: [],
     replies: undefined,
     checks: [],
+    output: undefined,
   },
   workspace: { source: "/src", path: "/runs/t/workspace", inPlace: false, contentHash: null },
   offline: true,

@@ -336,11 +336,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries',
     ],
     [
       "unknown-limit-key.yaml",
@@ -386,15 +386,15 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ],
     [
       "check-no-kind.yaml",
-      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete; got none",
+      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete, output_equals; got none",
     ],
     [
       "check-two-kinds.yaml",
-      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete; got run and file_exists; split them into separate items",
+      "5:5: checks[0]: expected exactly one of run, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete, output_equals; got run and file_exists; split them into separate items",
     ],
     [
       "check-unknown-key.yaml",
-      '5:5: checks[0].file_exist: unknown field "file_exist" (did you mean "file_exists"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete',
+      '5:5: checks[0].file_exist: unknown field "file_exist" (did you mean "file_exists"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete, output_equals',
     ],
     [
       "check-not-a-mapping.yaml",
@@ -656,7 +656,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -860,14 +860,14 @@ describe("loadTasks: checks", () => {
 
     expect(problems).toEqual([
       `${file}:4:20: checks[0].file_contains: expected a mapping such as { path: README.md, text: "Goodbye" }, got "README.md"`,
-      `${file}:5:5: checks[0].text: unknown field "text" (did you mean "file_contains.text"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete`,
+      `${file}:5:5: checks[0].text: unknown field "text" (did you mean "file_contains.text"?); expected one of name, run, timeout, file_exists, file_absent, file_contains, file_matches, changed_files, final_text_matches, plan_complete, output_equals`,
       `${file}:6:25: checks[1].final_text_matches: invalid regular expression: /(fixed/i: Unterminated group`,
       `${file}:7:29: checks[2].changed_files.only[0]: expected a glob relative to the workspace root (like "src/**"), got "/src/**"`,
       `${file}:7:45: checks[2].changed_files.must: expected at least one glob; remove the field to drop this expectation`,
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries`,
     ]);
   });
 

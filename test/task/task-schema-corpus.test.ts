@@ -75,6 +75,11 @@ const SCHEMA_CANNOT_CATCH: Record<string, string[]> = {
   "`subagents:` on a task without `task` in `tools`": ["subagents-without-task.yaml"],
   "an MCP tool in `mcp_servers.<server>.tools` whose full name `mcp__<server>__<tool>` is longer than 64 characters":
     ["mcp-tool-name-too-long.yaml"],
+  "an `output_schema` that Ajv does not compile (a misspelt keyword, a `$schema` other than draft-07 or 2020-12)":
+    ["output-schema-draft-04.yaml", "output-schema-typo.yaml"],
+  "an `output_equals` check on a task without `output_schema`": [
+    "check-output-equals-without-schema.yaml",
+  ],
 };
 
 const corpusFiles = readdirSync(CORPUS)

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { compileInputSchema, describeInputProblems } from "../../src/tools/input-schema.js";
+import {
+  compileInputSchema,
+  compileOutputSchema,
+  describeInputProblems,
+} from "../../src/tools/input-schema.js";
 
 function problemOf(schema: Record<string, unknown>): string | undefined {
   const compiled = compileInputSchema(schema);
@@ -84,5 +88,66 @@ describe("describeInputProblems", () => {
     expect(describeInputProblems("lookup", compiled.validate.errors ?? [])).toBe(
       "lookup: input/id must be string; re-send the call with input that fits the tool's input_schema.",
     );
+  });
+});
+
+describe("the draft a schema names", () => {
+  test("draft-07 without $schema or naming it; 2020-12 when it names 2020-12; nothing else", () => {
+    const tuple = { type: "object", properties: { t: { prefixItems: [{ type: "string" }] } } };
+    const draft07 = "http://json-schema.org/draft-07/schema#";
+    const draft2020 = "https://json-schema.org/draft/2020-12/schema";
+
+    expect([
+      problemOf({ type: "object" }),
+      problemOf({ $schema: draft07, type: "object" }),
+      problemOf({ $schema: draft2020, ...tuple }),
+      problemOf(tuple),
+      problemOf({ $schema: "http://json-schema.org/draft-04/schema#", type: "object" }),
+    ]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'strict mode: unknown keyword: "prefixItems"',
+      '$schema "http://json-schema.org/draft-04/schema#" is not a draft agent-run checks; name draft-07 (http://json-schema.org/draft-07/schema#) or 2020-12 (https://json-schema.org/draft/2020-12/schema), or leave $schema out for draft-07',
+    ]);
+  });
+
+  test("an output schema is checked in full; a tool's input to its first problem", () => {
+    const schema = { type: "object", required: ["a", "b"] };
+    const output = compileOutputSchema(schema);
+    const input = compileInputSchema(schema);
+    if (!output.ok || !input.ok) throw new Error("does not compile");
+
+    input.validate({});
+
+    expect(output.problemsOf({})).toEqual([
+      "(the object): must have required property 'a'",
+      "(the object): must have required property 'b'",
+    ]);
+    expect(input.validate.errors).toHaveLength(1);
+  });
+});
+
+describe("uniqueItems", () => {
+  test("is checked in linear time, equal as JSON (numbers by value, members in any order)", () => {
+    const schema = { type: "object", properties: { tags: { type: "array", uniqueItems: true } } };
+    const output = compileOutputSchema(schema);
+    const input = compileInputSchema(schema);
+    if (!output.ok || !input.ok) throw new Error("does not compile");
+    const many = Array.from({ length: 100_000 }, (_, index) => ({ id: index, at: [index] }));
+    const startedAt = performance.now();
+
+    expect([
+      output.problemsOf({ tags: many }),
+      output.problemsOf({ tags: [{ a: 1, b: [2] }, "x", { b: [2.0], a: 1 }] }),
+      output.problemsOf({ tags: [1, "1", [1], { 1: 1 }] }),
+      input.validate({ tags: ["a", "a"] }),
+    ]).toEqual([
+      [],
+      ["/tags: must NOT have duplicate items (items ## 0 and 2 are identical)"],
+      [],
+      false,
+    ]);
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
   });
 });

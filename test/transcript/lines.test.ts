@@ -469,6 +469,7 @@ const INIT: InitInfo = {
     mcpServers: [],
     replies: undefined,
     checks: [],
+    output: undefined,
   },
   workspace: { source: "/src", path: "/runs/fix/workspace", inPlace: false, contentHash: null },
   offline: true,

@@ -90,6 +90,18 @@ const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: "structured-output",
+    status: "completed",
+    task: "output_schema: { type: object, required: [label] }\n",
+    replies: [reply().text("It is a bug."), reply().text('{"label": "bug"}')],
+  },
+  {
+    name: "invalid-output",
+    status: "invalid_output",
+    task: "output_schema: { type: object, required: [label] }\noutput_retries: 0\n",
+    replies: [reply().text("{}")],
+  },
+  {
     name: "api-retry",
     status: "completed",
     replies: [
@@ -343,6 +355,17 @@ describe("transcripts of every run ending, against the Agent SDK's message types
     expect(brokenDiagnostics.join("\n")).toMatch(/total_cost_usd/);
     expect(files.map((file) => file.lines.length).reduce((a, b) => a + b)).toBeGreaterThan(40);
   }, 120_000);
+
+  test("structured output: the SDK's structured_output on success, its retries subtype once they ran out", () => {
+    expect(transcripts.get("structured-output")?.at(-1)).toMatchObject({
+      subtype: "success",
+      structured_output: { label: "bug" },
+    });
+    expect(transcripts.get("invalid-output")?.at(-1)).toMatchObject({
+      subtype: "error_max_structured_output_retries",
+      terminal_reason: "structured_output_retry_exhausted",
+    });
+  });
 
   test("the kinds without an SDK type are exactly the ones docs/transcript.md lists as agent-run's own", async () => {
     const kinds = await documentedKinds();

@@ -1,0 +1,48 @@
+import type { TaskFileProblem } from "../errors.js";
+import { compileOutputSchema } from "../tools/input-schema.js";
+import { DEFAULT_OUTPUT_RETRIES, type TaskOutput } from "./output-schema.js";
+import type { TaskFile } from "./schema.js";
+import type { Locator } from "./yaml-locator.js";
+
+/**
+ * The task's structured output, and what the schema alone cannot see: an `output_schema` that
+ * does not compile (compiled here, once), `output_retries` without a schema, and an
+ * `output_equals` check on a task without one (it could never pass).
+ */
+export function resolveOutput(
+  file: string,
+  data: TaskFile,
+  locator: Locator,
+): { output: TaskOutput | undefined; problems: TaskFileProblem[] } {
+  const problems: TaskFileProblem[] = [];
+  const schema = data.output_schema;
+  if (schema === undefined) {
+    if (data.output_retries !== undefined) {
+      const message = "bounds the retries of output_schema, which this task does not have; add one";
+      problems.push({ file, ...locator.key(["output_retries"]), path: "output_retries", message });
+    }
+    for (const [index, check] of (data.checks ?? []).entries()) {
+      if (check.output_equals === undefined) continue;
+      problems.push({
+        file,
+        ...locator.value(["checks", index, "output_equals"]),
+        path: `checks[${index}].output_equals`,
+        message:
+          "checks the structured output, which only a task with output_schema has; add output_schema",
+      });
+    }
+    return { output: undefined, problems };
+  }
+  const compiled = compileOutputSchema(schema);
+  if (!compiled.ok) {
+    const at = locator.value(["output_schema"]);
+    problems.push({
+      file,
+      ...at,
+      path: "output_schema",
+      message: `does not compile: ${compiled.message}`,
+    });
+  }
+  const maxRetries = data.output_retries ?? DEFAULT_OUTPUT_RETRIES;
+  return { output: { schema, maxRetries }, problems };
+}
