@@ -152,7 +152,7 @@ export const FORECAST_FLAGS = {
   history: {
     type: "string",
     describe:
-      "An earlier report.json (or a glob of them; repeatable): the forecast adds each task's expected spend and time",
+      "An earlier report.json, a batch folder holding one, or a quoted glob (repeatable): the forecast adds each task's expected spend and time",
   },
   "refuse-over-budget": {
     type: "boolean",
