@@ -247,6 +247,19 @@ describe("agent-run plan --history", () => {
     expect(run.stderr).toContain(ws.path("bad.json"));
   });
 
+  test("a report of terminal escapes is quoted with them shown, not sent to the terminal", async () => {
+    await writeFile(ws.path("escapes.json"), "\u001b]0;owned\u0007\u001b[2J");
+
+    const run = await runCli(["plan", ...CLAUDE_EXAMPLES, "--history", ws.path("escapes.json")], {
+      env: KEY,
+    });
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/not valid JSON: .*\\x1b/);
+    expect(run.stderr).not.toContain("\u001b");
+    expect(run.stderr).not.toContain("\u0007");
+  });
+
   test("a missing file, a folder without report.json, a glob matching nothing: exit 2", async () => {
     const runs = await Promise.all(
       [ws.path("nope.json"), ws.root, ws.path("none-*.json")].map((path) =>
