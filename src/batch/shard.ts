@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors.js";
+import { clip } from "../format.js";
 
 /** One part of a batch split across machines: `index` of `count`, from 1. */
 export type Shard = { index: number; count: number };
@@ -130,7 +131,7 @@ function wholeNumber(name: string, text: string | undefined, min: number): numbe
   const value = /^(0|[1-9][0-9]{0,6})$/.test(text ?? "") ? Number(text) : Number.NaN;
   if (!(value >= min && value <= MAX_SHARD_COUNT)) {
     throw new ConfigError(
-      `--shard auto: ${name}: expected a whole number from ${min} to ${MAX_SHARD_COUNT.toLocaleString("en-US")}, got ${JSON.stringify(text)}`,
+      `--shard auto: ${name}: expected a whole number from ${min} to ${MAX_SHARD_COUNT.toLocaleString("en-US")}, got ${clip(JSON.stringify(text) ?? "nothing", 100)}`,
     );
   }
   return value;

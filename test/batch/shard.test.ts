@@ -182,6 +182,20 @@ describe("--shard auto", () => {
     );
   });
 
+  test("a huge value is quoted cut short", () => {
+    const error = (() => {
+      try {
+        autoShard({ JOB_COMPLETION_INDEX: "9".repeat(100_000) }, 3);
+      } catch (caught) {
+        return caught instanceof Error ? caught.message : "";
+      }
+      return "";
+    })();
+
+    expect(error.length).toBeLessThan(300);
+    expect(error).toMatch(/… \(\d+ more chars\)$/);
+  });
+
   test.each(["0", "-2", "2.5", "1e2", "1000001"])(
     "count %j is refused, naming the variable",
     (value) => {
