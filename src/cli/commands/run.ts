@@ -22,8 +22,8 @@ import type { RunOptions } from "../run-flags.js";
 export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
 
 /**
- * `agent-run run`: validate everything first (task files, replies, key, prices, output folder),
- * then run the tasks with bounded concurrency under the batch budget, print the report and write
+ * `agent-run run`: validate everything first (task files, replies, key, prices, output folder,
+ * and with `--refuse-over-budget` the worst case against the budgets), then run the tasks with bounded concurrency under the batch budget, print the report and write
  * `report.json`. Throws `AgentRunError`s for bad input, and a `ConfigError` after the report when
  * the API refused a key (a bad key is a configuration error, as a missing one is).
  */
