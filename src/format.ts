@@ -16,6 +16,16 @@ export function formatCost(usd: number | null): string {
 }
 
 /**
+ * `formatCost`, rounded up instead of to the nearest: for an upper bound, which must never show
+ * less than it is (`$4.7201` for 4.72001).
+ */
+export function formatCostCeiling(usd: number): string {
+  const decimals = usd >= 1 ? 2 : 4;
+  const scaled = Number((usd * 10 ** decimals).toPrecision(12));
+  return `$${(Math.ceil(scaled) / 10 ** decimals).toFixed(decimals)}`;
+}
+
+/**
  * `12,345` (at most three decimals), as `toLocaleString("en-US")` writes it, without building an
  * `Intl.NumberFormat`, which costs milliseconds the first time.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCount } from "../src/format.js";
+import { formatCostCeiling, formatCount } from "../src/format.js";
 
 describe("formatCount", () => {
   it("writes numbers as toLocaleString('en-US') does", () => {
@@ -29,5 +29,19 @@ describe("formatCount", () => {
     for (const value of values) {
       expect(formatCount(value), String(value)).toBe(value.toLocaleString("en-US"));
     }
+  });
+});
+
+describe("formatCostCeiling", () => {
+  it("rounds up to the shown precision, never down, and ignores float noise", () => {
+    expect([4.72001, 4.7, 0.00001, 0.12345, 0, 1, 9.999].map(formatCostCeiling)).toEqual([
+      "$4.73",
+      "$4.70",
+      "$0.0001",
+      "$0.1235",
+      "$0.0000",
+      "$1.00",
+      "$10.00",
+    ]);
   });
 });

@@ -5,9 +5,10 @@ import { SUMMARY_FILE } from "../report/summary.js";
 
 /**
  * What a pattern may match: task files (`run`); run folders and `summary.json` files (`report`);
- * run folders and transcripts (`replay`, `resume`: a `summary.json` is kept, to be told what to give).
+ * run folders and transcripts (`replay`, `resume`: a `summary.json` is kept, to be told what to give);
+ * `report.json` files (`plan --history`).
  */
-export type PatternTarget = "task files" | "run folders" | "recorded runs";
+export type PatternTarget = "task files" | "run folders" | "recorded runs" | "reports";
 
 /**
  * Expands globs, quoted ones included (for shells that don't), sorted per pattern; a plain path
@@ -33,7 +34,7 @@ export async function expandPatterns(
 }
 
 async function matchesOf(pattern: string, target: PatternTarget): Promise<string[]> {
-  if (target === "task files") {
+  if (target === "task files" || target === "reports") {
     return glob(pattern, { onlyFiles: true, expandDirectories: false });
   }
   const found = await glob(pattern, {

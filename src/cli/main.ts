@@ -8,6 +8,13 @@ import { EXIT } from "./exit-codes.js";
 import { listFlag } from "./flag-values.js";
 import { type CliIo, processIo, withRedaction } from "./io.js";
 import {
+  LIST_COMMAND,
+  type ListArgs,
+  PLAN_COMMAND,
+  parseListArgs,
+  parsePlanOptions,
+} from "./plan-flags.js";
+import {
   parseReplayArgs,
   parseResumeArgs,
   REPLAY_COMMAND,
@@ -25,6 +32,8 @@ export const COMMANDS = {
   replay: REPLAY_COMMAND,
   resume: RESUME_COMMAND,
   report: REPORT_COMMAND,
+  plan: PLAN_COMMAND,
+  list: LIST_COMMAND,
 } as const satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -36,7 +45,9 @@ export type ValidCommand =
   | { command: "run"; options: RunOptions }
   | { command: "replay"; options: ReplayArgs }
   | { command: "resume"; options: ResumeArgs }
-  | { command: "report"; options: ReportArgs };
+  | { command: "report"; options: ReportArgs }
+  | { command: "plan"; options: RunOptions }
+  | { command: "list"; options: ListArgs };
 
 /** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
 export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
@@ -58,6 +69,10 @@ export function validateCommand(
       return { command: "report", options: parseReportArgs(args) };
     case "run":
       return { command: "run", options: parseRunOptions(args, env) };
+    case "plan":
+      return { command: "plan", options: parsePlanOptions(args, env) };
+    case "list":
+      return { command: "list", options: parseListArgs(args, env) };
     default:
       return assertNever(parsed.command);
   }
@@ -76,7 +91,14 @@ async function runValidCommand(
       return (await import("./commands/resume.js")).resumeCommand(valid.options, io, signal);
     case "report":
       return (await import("./commands/report.js")).reportCommand(valid.options, io);
+    case "plan":
+      return (await import("./commands/plan.js")).planCommand(valid.options, io);
+    case "list":
+      return (await import("./commands/list.js")).listCommand(valid.options, io);
     case "run": {
+      if (valid.options.isDryRun) {
+        return (await import("./commands/plan.js")).planCommand(valid.options, io);
+      }
       const { runCommand } = await import("./commands/run.js");
       return exitCodeFor((await runCommand(valid.options, io, signal)).summaries);
     }
@@ -197,7 +219,7 @@ export async function parseCommandLine(
   }
   // The default command's own builder adds its examples and exit codes to the top-level help.
   parser = parser
-    .epilogue("Docs: README.md, docs/transcript.md, docs/ci.md\n")
+    .epilogue("Docs: README.md, docs/transcript.md, docs/ci.md, docs/kubernetes.md\n")
     .version(AGENT_RUN_VERSION)
     .help()
     .alias("h", "help")

@@ -1,4 +1,4 @@
-import { parseShard, type Shard } from "../batch/shard.js";
+import { autoShard, parseShard, type ResolvedShard, SHARD_COUNT_VARIABLE } from "../batch/shard.js";
 import { closestName } from "../closest-name.js";
 import { ConfigError } from "../errors.js";
 import { isProviderName, PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
@@ -36,18 +36,24 @@ export type RunOptions = {
   maxCostUsd: number | undefined;
   budgetUsd: number | undefined;
   budgetTokens: number | undefined;
-  shard: Shard | undefined;
+  shard: ResolvedShard | undefined;
   sandbox: "none" | "bwrap" | undefined;
   /** Added to every task's bash.allow / bash.deny. */
   bashAllow: string[];
   bashDeny: string[];
+  /** `--dry-run` (and `plan`): validate, print the forecast, run nothing. */
+  isDryRun: boolean;
+  /** `--refuse-over-budget`: exit 2 before anything runs when the worst case exceeds a budget. */
+  isOverBudgetRefused: boolean;
+  /** `--history`: earlier `report.json` files (or globs of them), for the expected spend and time. */
+  historyPatterns: string[];
 };
 
 export const DEFAULT_OUT_DIR = "agent-runs";
 export const DEFAULT_CONCURRENCY = 4;
 
-/** The run command's flags, as a table yargs reads (descriptions show in `--help`). */
-const RUN_FLAGS = {
+/** The flags of every command that takes a batch's tasks (`run`, `plan`, `list`). */
+export const TASK_FLAGS = {
   out: {
     alias: "o",
     type: "string",
@@ -132,7 +138,38 @@ const RUN_FLAGS = {
   },
   shard: {
     type: "string",
-    describe: "Run only part I of N of the tasks (I/N, e.g. 2/3), the same on every machine",
+    describe:
+      "Run only part I of N of the tasks (I/N, e.g. 2/3), the same on every machine; auto: the part a Kubernetes Indexed Job, Buildkite or CircleCI gives (JOB_COMPLETION_INDEX, BUILDKITE_PARALLEL_JOB, CIRCLE_NODE_INDEX)",
+  },
+  "shard-count": {
+    type: "string",
+    describe: `With --shard auto and JOB_COMPLETION_INDEX: the number of shards (the Job's completions; else ${SHARD_COUNT_VARIABLE})`,
+  },
+} as const;
+
+/** The flags of the commands that forecast a batch (`plan`, `run --dry-run`). */
+export const FORECAST_FLAGS = {
+  history: {
+    type: "string",
+    describe:
+      "An earlier report.json, a batch folder holding one, or a quoted glob (repeatable): the forecast adds each task's expected spend and time",
+  },
+  "refuse-over-budget": {
+    type: "boolean",
+    default: false,
+    describe:
+      "Refuse to start (exit 2) when the batch's worst case (its limits at its prices) exceeds --budget-usd or --budget-tokens",
+  },
+} as const;
+
+/** The run command's flags, as a table yargs reads (descriptions show in `--help`). */
+const RUN_FLAGS = {
+  ...TASK_FLAGS,
+  ...FORECAST_FLAGS,
+  "dry-run": {
+    type: "boolean",
+    default: false,
+    describe: "Validate everything and print the forecast (as agent-run plan), run nothing",
   },
 } as const;
 
@@ -158,7 +195,7 @@ export const RUN_COMMAND: CommandSpec = {
     [[EXIT.taskFailed], "a task did not pass (a limit, an error, a failed check, skipped)"],
     [
       [EXIT.usage],
-      "bad usage or input (a flag, a task file, a missing key), or the API refused a key",
+      "bad usage or input (a flag, a task file, a missing key), the worst case over budget with --refuse-over-budget, or the API refused a key",
     ],
     ...COMMON_EXIT_ROWS,
   ],
@@ -172,8 +209,7 @@ export function parseRunOptions(
   const patterns = Array.isArray(raw.tasks) ? raw.tasks.map(String) : [];
   if (patterns.length === 0)
     throw new ConfigError("no task files given; usage: agent-run [run] <task files or globs...>");
-  const shard = stringFlag(raw.shard);
-  return {
+  const options: RunOptions = {
     patterns,
     outDir: stringFlag(raw.out) ?? DEFAULT_OUT_DIR,
     model: stringFlag(raw.model),
@@ -191,11 +227,43 @@ export function parseRunOptions(
     maxCostUsd: usdFlag("--max-cost", raw["max-cost"]),
     budgetUsd: usdFlag("--budget-usd", raw["budget-usd"]),
     budgetTokens: positiveIntFlag("--budget-tokens", raw["budget-tokens"]),
-    shard: shard === undefined ? undefined : parseShard(shard),
+    shard: shardFlag(raw, env),
     sandbox: raw.sandbox === "bwrap" || raw.sandbox === "none" ? raw.sandbox : undefined,
     bashAllow: patternListFlag(raw["bash-allow"]),
     bashDeny: patternListFlag(raw["bash-deny"]),
+    isDryRun: raw["dry-run"] === true,
+    isOverBudgetRefused: raw["refuse-over-budget"] === true,
+    historyPatterns: patternListFlag(raw.history),
   };
+  if (
+    options.isOverBudgetRefused &&
+    options.budgetUsd === undefined &&
+    options.budgetTokens === undefined
+  ) {
+    throw new ConfigError(
+      "--refuse-over-budget compares the worst case with a budget; give --budget-usd USD or --budget-tokens N",
+    );
+  }
+  if (options.historyPatterns.length > 0 && !options.isDryRun) {
+    throw new ConfigError(
+      "--history is read by the forecast: use it with agent-run plan or --dry-run",
+    );
+  }
+  return options;
+}
+
+/** `--shard I/N`, or `--shard auto` with `--shard-count` resolved from the environment. */
+function shardFlag(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedShard | undefined {
+  const text = stringFlag(raw.shard)?.trim();
+  const count = positiveIntFlag("--shard-count", raw["shard-count"], 1_000_000);
+  if (text === "auto") return autoShard(env, count);
+  if (count !== undefined) {
+    throw new ConfigError("--shard-count goes with --shard auto (in --shard I/N, N is the count)");
+  }
+  return text === undefined ? undefined : { ...parseShard(text), from: undefined };
 }
 
 function providerFlag(value: string | undefined): ProviderName | undefined {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ConfigError, messageOf } from "../errors.js";
+import { showControls } from "../format.js";
 
 const MAX_ISSUES = 10;
 
@@ -54,7 +55,8 @@ export function parseVersionedJson<S extends z.ZodType>(
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON: ${messageOf(error)}`, error);
+    // The parser quotes the text it failed on: a hostile file's bytes must not reach a terminal.
+    throw new ConfigError(`${file}: not valid JSON: ${showControls(messageOf(error))}`, error);
   }
   const versionProblem = schemaVersionProblem(json, newest, file);
   if (versionProblem !== undefined) throw new ConfigError(versionProblem);

@@ -20,6 +20,11 @@ const EXAMPLES = SPECS.flatMap(([name, spec]) =>
  */
 const RUNNABLE: readonly [example: string, exitCode: number][] = [
   ["$0 --offline 'tasks/*.yaml'", EXIT.ok],
+  ["$0 plan 'tasks/*.yaml'", EXIT.ok],
+  ["$0 plan 'tasks/*.yaml' --history agent-runs/report.json", EXIT.ok],
+  ["$0 plan 'tasks/*.yaml' --budget-usd 5 --refuse-over-budget", EXIT.usage],
+  ["$0 list 'tasks/*.yaml'", EXIT.ok],
+  ["$0 list --json --shard 1/2 'tasks/*.yaml'", EXIT.ok],
   ["$0 --offline --max-steps 2 -o stopped tasks/fix-failing-test.yaml", EXIT.taskFailed],
   ["$0 report agent-runs --junit junit.xml", EXIT.ok],
   ["$0 report --compare stopped agent-runs", EXIT.ok],

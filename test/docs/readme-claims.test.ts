@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
@@ -42,12 +42,19 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
       "not run: the example tasks end before a Ctrl-C lands; test/cli/interrupted-batch.test.ts interrupts a batch at a task that waits, then resumes it",
     "$ agent-run --offline tasks/fix-failing-test.yaml --max-steps 2 --out /tmp/d3    # max_steps, exit 1":
       "resume and replay",
+    "$ agent-run plan tasks/add-farewell.yaml tasks/fix-failing-test.yaml tasks/rename-function.yaml --history agent-runs":
+      "plan with history",
+    '$ agent-run plan --offline "tasks/*.yaml" --budget-usd 10 --refuse-over-budget > /dev/null':
+      "plan refuses",
     "npm run check    # biome (lint + format check) and tsc --noEmit": "development scripts",
   },
   "docs/ci.md": {
+    "$ agent-run list --json \"tasks/*.yaml\" --shard 3/3 | jq -c '.[] | {name, file}'": "list",
     "export GITHUB_ACTIONS=true": "try it locally",
     '$ for i in 1 2 3; do agent-run --offline "tasks/*.yaml" --shard $i/3 --out shards/$i; done':
       "sharding",
+    '$ JOB_COMPLETION_INDEX=1 AGENT_RUN_SHARD_COUNT=3 agent-run --offline "tasks/*.yaml" --shard auto --out k8s-shard':
+      "shard auto",
     "code=0": "exit-code recipe",
     'out="$RUNNER_TEMP/agent-runs"': "jq recipes",
   },
@@ -307,6 +314,25 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     }
     expect(sessions).toHaveLength(4);
   });
+
+  test("plan --history: the forecast README shows, from the quick start's report", async () => {
+    const [session] = sessionCommands(blockLabelled("README.md", "plan with history"));
+    const run = await box.sh(session?.command ?? "");
+
+    expect(run.code).toBe(0);
+    expect(comparableOutput(run.stdout.trimEnd())).toEqual(
+      comparableOutput(session?.output.join("\n") ?? ""),
+    );
+  });
+
+  test("plan --refuse-over-budget: exit 2 and the line README shows", async () => {
+    const [session] = sessionCommands(blockLabelled("README.md", "plan refuses"));
+    const run = await box.sh(session?.command ?? "");
+
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trimEnd().split("\n")).toEqual(session?.output);
+  });
 });
 
 describe("README: the real API", { timeout: 120_000 }, () => {
@@ -432,6 +458,33 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
     expect(comparableOutput(merged.stdout.trimEnd())).toEqual(
       comparableOutput(report?.output.join("\n") ?? ""),
     );
+  });
+
+  test("list --json: the shard's tasks as shown", async () => {
+    const [session] = sessionCommands(blockLabelled("docs/ci.md", "list"));
+    const run = await box.sh(session?.command ?? "");
+
+    expect(run.code).toBe(0);
+    expect(run.stdout.trimEnd().split("\n")).toEqual(session?.output);
+  });
+
+  test("--shard auto: the line shown, and the tasks of --shard 2/3", async () => {
+    const [session] = sessionCommands(blockLabelled("docs/ci.md", "shard auto"));
+    const run = await box.sh(session?.command ?? "");
+    const explicit = await box.sh('agent-run list --json "tasks/*.yaml" --shard 2/3');
+
+    expect(run.code).toBe(0);
+    expect(run.stderr.split("\n").filter((line) => line.startsWith("agent-run: shard"))).toEqual(
+      session?.output.filter((line) => line !== "…"),
+    );
+    const ran = await readdir(join(box.root, "k8s-shard"), { withFileTypes: true });
+    const listed = (JSON.parse(explicit.stdout) as { name: string }[]).map((task) => task.name);
+    expect(
+      ran
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(listed.sort());
   });
 });
 

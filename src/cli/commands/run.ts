@@ -1,43 +1,29 @@
 import { resolve } from "node:path";
 import { BatchBudget } from "../../batch/batch-budget.js";
 import { createBatchLog } from "../../batch/batch-log.js";
+import { forecastBatch } from "../../batch/forecast.js";
 import { type Batch, type KeyRefusal, runBatch } from "../../batch/run-batch.js";
-import { selectShard } from "../../batch/shard.js";
 import { ConfigError } from "../../errors.js";
 import { endpointHint } from "../../model/endpoint-hints.js";
-import { findPrice, type PriceTable } from "../../model/pricing.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
 import { formatReportMarkdown } from "../../report/markdown.js";
 import type { TaskSummary } from "../../report/summary.js";
-import { loadTasks } from "../../task/load-task.js";
-import type { Task } from "../../task/schema.js";
 import { assertSandboxAvailable } from "../../tools/sandbox.js";
 import { displayPath, printBatchEnd } from "../batch-end.js";
-import { expandPatterns } from "../expand-patterns.js";
+import { loadBatchTasks, plannedTasks, refuseOverBudget } from "../batch-tasks.js";
 import { type CliIo, withMoreSecrets } from "../io.js";
-import {
-  defaultModel,
-  liveModels,
-  loadPrices,
-  refuseUnnamedModels,
-  scriptedModels,
-} from "../models.js";
+import { liveModels, scriptedModels } from "../models.js";
 import { prepareOutDir } from "../out-dir.js";
-import {
-  endpointOf,
-  providerSecrets,
-  resolveCredentials,
-  settleProvider,
-} from "../provider-setup.js";
+import { endpointOf, providerSecrets, resolveCredentials } from "../provider-setup.js";
 import type { RunOptions } from "../run-flags.js";
 
 /** A batch's outcome: one summary per task, in task-file order. */
 export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
 
 /**
- * `agent-run run`: validate everything first (task files, replies, key, prices, output folder),
- * then run the tasks with bounded concurrency under the batch budget, print the report and write
+ * `agent-run run`: validate everything first (task files, replies, key, prices, output folder,
+ * and with `--refuse-over-budget` the worst case against the budgets), then run the tasks with bounded concurrency under the batch budget, print the report and write
  * `report.json`. Throws `AgentRunError`s for bad input, and a `ConfigError` after the report when
  * the API refused a key (a bad key is a configuration error, as a missing one is).
  */
@@ -86,22 +72,11 @@ function describeRefusal(refusal: KeyRefusal, env: Record<string, string | undef
 }
 
 async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { keys: string[] }> {
-  const files = await expandPatterns(options.patterns, "task files");
-  const all = (await loadTasks(files)).map((task) =>
-    settleProvider(applyOverrides(task, options), options, io.env, options.isOffline),
-  );
-  const tasks = options.shard === undefined ? all : selectShard(all, options.shard);
-  if (options.shard !== undefined) {
-    io.writeErr(
-      `agent-run: shard ${options.shard.index}/${options.shard.count}: ${tasks.length} of ${all.length} tasks`,
-    );
-  }
-  const prices = await loadPrices(options.pricesFile);
+  const batchTasks = await loadBatchTasks(options, io);
+  const { tasks, prices, modelOf: nameOf } = batchTasks;
+  refuseOverBudget(forecastBatch(plannedTasks(batchTasks), [], 1), options);
   const keys = providerSecrets(tasks, io.env);
   const clients = options.isOffline ? await scriptedModels(tasks) : await liveModels(tasks, io.env);
-  refuseUnnamedModels(tasks, options.model);
-  const nameOf = (task: Task) => options.model ?? task.model ?? defaultModel(io.env);
-  refuseUnpricedSpendingCaps(tasks, nameOf, prices, options.budgetUsd !== undefined);
   if (tasks.some((task) => (options.sandbox ?? task.sandbox) === "bwrap")) {
     assertSandboxAvailable("bwrap", io.env.PATH);
   }
@@ -124,43 +99,5 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { k
       options.isInPlace
         ? `in place in ${task.workspace}`
         : `on a copy in ${displayPath(outDir)}/${task.name}/workspace`,
-  };
-}
-
-/** Spending caps need prices: a model without one would never be stopped, so refuse up front. */
-function refuseUnpricedSpendingCaps(
-  tasks: readonly Task[],
-  nameOf: (task: Task) => string,
-  prices: PriceTable,
-  hasBatchUsdBudget: boolean,
-): void {
-  const unpriced = tasks.filter(
-    (task) =>
-      (hasBatchUsdBudget || task.limits.maxCostUsd !== undefined) &&
-      findPrice(prices, { provider: task.provider.name, model: nameOf(task) }) === undefined,
-  );
-  if (unpriced.length === 0) return;
-  const names = unpriced.map((task) => `${task.name} (${nameOf(task)})`).join(", ");
-  throw new ConfigError(
-    `no price is known for the model of ${names}, so a USD limit (--budget-usd, max_cost_usd) cannot be enforced; add its price with --prices FILE`,
-  );
-}
-
-/** Applies `--max-steps`, `--max-tokens`, `--timeout`, `--max-cost` and `--bash-allow/deny` to every task. */
-function applyOverrides(task: Task, options: RunOptions): Task {
-  return {
-    ...task,
-    limits: {
-      ...task.limits,
-      ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
-      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.maxCostUsd === undefined ? {} : { maxCostUsd: options.maxCostUsd }),
-    },
-    bash: {
-      ...task.bash,
-      flagAllow: [...task.bash.flagAllow, ...options.bashAllow],
-      flagDeny: [...task.bash.flagDeny, ...options.bashDeny],
-    },
   };
 }
