@@ -5,7 +5,13 @@ import { type ApiMessage, REASONING_EFFORTS } from "../model/model-client.js";
 import { PROVIDER_NAMES } from "../model/providers.js";
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
-import { DEFAULT_SUBAGENTS, TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import {
+  DEFAULT_SUBAGENTS,
+  InstanceIdSchema,
+  TASK_NAME_PATTERN,
+  TASK_NAME_RULE,
+  type Task,
+} from "../task/schema.js";
 import type { McpToolSpec } from "../tools/mcp-tools.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
@@ -73,6 +79,8 @@ const RecordedProviderSchema = z
 
 const RecordedTaskSchema = z.looseObject({
   name: z.string(),
+  // Transcripts from before instance ids existed: the task name, as a task file's default.
+  instance_id: InstanceIdSchema.optional(),
   file: z.string(),
   prompt: z.string(),
   extra_system: z.string().nullable(),
@@ -190,6 +198,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
   }
   return {
     name: recorded.name,
+    instanceId: recorded.instance_id ?? recorded.name,
     file: recorded.file,
     prompt: recorded.prompt,
     system: recorded.extra_system ?? undefined,

@@ -73,8 +73,10 @@ function buildTask(
   locator: Locator,
 ): Omit<Task, "provider" | "reasoning" | "commandTools" | "mcpServers"> {
   const folder = dirname(file);
+  const name = data.name ?? parse(file).name;
   return {
-    name: data.name ?? parse(file).name,
+    name,
+    instanceId: data.instance_id ?? name,
     file,
     prompt: data.prompt,
     system: data.system,

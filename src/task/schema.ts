@@ -48,6 +48,14 @@ export const TASK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const TASK_NAME_RULE =
   "letters, digits, '.', '_' or '-', starting with a letter or digit, at most 100";
 
+/**
+ * A task's `instance_id`, as the task file gives it and as a transcript records it: the task-name
+ * rule (SWE-bench's ids, `django__django-11099`, follow it), so it is safe in a file name.
+ */
+export const InstanceIdSchema = z.string().regex(TASK_NAME_PATTERN, {
+  error: (issue) => `expected ${TASK_NAME_RULE}, got ${describeValue(issue.input)}`,
+});
+
 const minutes = (ms: number) => `${ms / 60_000}m`;
 const seconds = (ms: number) => `${ms / 1_000}s`;
 
@@ -63,6 +71,9 @@ export const TaskFileSchema = z
       .describe(
         "Task name: names the run's output folder and appears in reports; unique within one run. Letters, digits, '.', '_' or '-'. Default: the file name without its extension.",
       ),
+    instance_id: InstanceIdSchema.optional().describe(
+      "The benchmark instance the task is, as `agent-run export --swebench` writes it (SWE-bench's instance_id, e.g. django__django-11099). Letters, digits, '.', '_' or '-'. Default: the task name.",
+    ),
     prompt: nonBlankString("must not be empty; write what the agent should do").describe(
       "What the agent should do: the first user message of the run. Required.",
     ),
@@ -250,6 +261,8 @@ export type ToolProtocol = "native" | "text";
 /** A validated task with defaults applied and paths made absolute. */
 export type Task = {
   name: string;
+  /** The benchmark instance the task is (`instance_id:`, else the name): `export --swebench` writes it. */
+  instanceId: string;
   /** The task file as the user named it (for messages). */
   file: string;
   prompt: string;
