@@ -7,7 +7,7 @@ import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-sch
 import { toCompat } from "../task/resolve-provider.js";
 import {
   DEFAULT_SUBAGENTS,
-  InstanceIdSchema,
+  NameSchema,
   TASK_NAME_PATTERN,
   TASK_NAME_RULE,
   type Task,
@@ -80,7 +80,7 @@ const RecordedProviderSchema = z
 const RecordedTaskSchema = z.looseObject({
   name: z.string(),
   // Transcripts from before instance ids existed: the task name, as a task file's default.
-  instance_id: InstanceIdSchema.optional(),
+  instance_id: NameSchema.optional(),
   file: z.string(),
   prompt: z.string(),
   extra_system: z.string().nullable(),

@@ -48,11 +48,8 @@ export const TASK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const TASK_NAME_RULE =
   "letters, digits, '.', '_' or '-', starting with a letter or digit, at most 100";
 
-/**
- * A task's `instance_id`, as the task file gives it and as a transcript records it: the task-name
- * rule (SWE-bench's ids, `django__django-11099`, follow it), so it is safe in a file name.
- */
-export const InstanceIdSchema = z.string().regex(TASK_NAME_PATTERN, {
+/** A string that follows the task-name rule: a task's `name`, and its `instance_id`. */
+export const NameSchema = z.string().regex(TASK_NAME_PATTERN, {
   error: (issue) => `expected ${TASK_NAME_RULE}, got ${describeValue(issue.input)}`,
 });
 
@@ -62,16 +59,10 @@ const seconds = (ms: number) => `${ms / 1_000}s`;
 /** The YAML task file as written (snake_case keys). Unknown keys are errors. */
 export const TaskFileSchema = z
   .object({
-    name: z
-      .string()
-      .regex(TASK_NAME_PATTERN, {
-        error: (issue) => `expected ${TASK_NAME_RULE}, got ${describeValue(issue.input)}`,
-      })
-      .optional()
-      .describe(
-        "Task name: names the run's output folder and appears in reports; unique within one run. Letters, digits, '.', '_' or '-'. Default: the file name without its extension.",
-      ),
-    instance_id: InstanceIdSchema.optional().describe(
+    name: NameSchema.optional().describe(
+      "Task name: names the run's output folder and appears in reports; unique within one run. Letters, digits, '.', '_' or '-'. Default: the file name without its extension.",
+    ),
+    instance_id: NameSchema.optional().describe(
       "The benchmark instance the task is, as `agent-run export --swebench` writes it (SWE-bench's instance_id, e.g. django__django-11099). Letters, digits, '.', '_' or '-'. Default: the task name.",
     ),
     prompt: nonBlankString("must not be empty; write what the agent should do").describe(

@@ -113,14 +113,7 @@ export function initLine(info: InitInfo): InitLineShape {
         max_steps: task.subagents.maxSteps,
         max_depth: task.subagents.maxDepth,
       },
-      bash: {
-        timeout_ms: task.bash.timeoutMs,
-        env: task.bash.env,
-        allow: [...task.bash.allow, ...task.bash.flagAllow],
-        deny: [...task.bash.deny, ...task.bash.flagDeny],
-        max_output: task.bash.maxOutputChars,
-        max_recorded_output: task.bash.maxRecordedChars,
-      },
+      bash: bashLine(task.bash),
       command_tools: task.commandTools.map(commandToolJson),
       sandbox: task.sandbox,
       sandbox_limits: {
@@ -142,6 +135,18 @@ export function initLine(info: InitInfo): InitLineShape {
       offline: info.offline,
     },
     ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+  };
+}
+
+/** The bash settings, a flag's patterns among the file's: the policy the run had. */
+function bashLine(bash: InitInfo["task"]["bash"]) {
+  return {
+    timeout_ms: bash.timeoutMs,
+    env: bash.env,
+    allow: [...bash.allow, ...bash.flagAllow],
+    deny: [...bash.deny, ...bash.flagDeny],
+    max_output: bash.maxOutputChars,
+    max_recorded_output: bash.maxRecordedChars,
   };
 }
 
