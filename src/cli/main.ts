@@ -5,6 +5,7 @@ import { annotationRoot, taskFileAnnotations } from "../report/github-actions.js
 import { AGENT_RUN_VERSION } from "../version.js";
 import { type CommandSpec, helpEpilogue } from "./command-spec.js";
 import { EXIT } from "./exit-codes.js";
+import { EXPORT_COMMAND, type ExportArgs, parseExportArgs } from "./export-flags.js";
 import { listFlag } from "./flag-values.js";
 import { type CliIo, processIo, withRedaction } from "./io.js";
 import {
@@ -25,6 +26,7 @@ export const COMMANDS = {
   replay: REPLAY_COMMAND,
   resume: RESUME_COMMAND,
   report: REPORT_COMMAND,
+  export: EXPORT_COMMAND,
 } as const satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -36,7 +38,8 @@ export type ValidCommand =
   | { command: "run"; options: RunOptions }
   | { command: "replay"; options: ReplayArgs }
   | { command: "resume"; options: ResumeArgs }
-  | { command: "report"; options: ReportArgs };
+  | { command: "report"; options: ReportArgs }
+  | { command: "export"; options: ExportArgs };
 
 /** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
 export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
@@ -56,6 +59,8 @@ export function validateCommand(
       return { command: "resume", options: parseResumeArgs(args, env) };
     case "report":
       return { command: "report", options: parseReportArgs(args) };
+    case "export":
+      return { command: "export", options: parseExportArgs(args, env) };
     case "run":
       return { command: "run", options: parseRunOptions(args, env) };
     default:
@@ -76,6 +81,8 @@ async function runValidCommand(
       return (await import("./commands/resume.js")).resumeCommand(valid.options, io, signal);
     case "report":
       return (await import("./commands/report.js")).reportCommand(valid.options, io);
+    case "export":
+      return (await import("./commands/export.js")).exportCommand(valid.options, io);
     case "run": {
       const { runCommand } = await import("./commands/run.js");
       return exitCodeFor((await runCommand(valid.options, io, signal)).summaries);
