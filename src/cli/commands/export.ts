@@ -42,13 +42,17 @@ export async function exportCommand(args: ExportArgs, io: CliIo): Promise<number
       const predictions = redact(swebenchPredictions(exported.predictions, args.modelName));
       await writeOutput("--swebench", args.swebenchFile, formatPredictions(predictions));
       const empty = predictions.filter((prediction) => prediction.model_patch === "").length;
+      const count = predictions.length;
       io.writeOut(
-        `wrote ${predictions.length} predictions to ${args.swebenchFile} (${empty} with an empty patch)`,
+        `wrote ${count} ${count === 1 ? "prediction" : "predictions"} to ${args.swebenchFile} (${empty} with an empty patch)`,
       );
     }
     await staged.commit();
     if (args.atifDir !== undefined) {
-      io.writeOut(`wrote ${exported.trajectories} trajectories to ${args.atifDir}`);
+      const count = exported.trajectories;
+      io.writeOut(
+        `wrote ${count} ${count === 1 ? "trajectory" : "trajectories"} to ${args.atifDir}`,
+      );
     }
   } catch (error) {
     await staged.discard();
