@@ -59,10 +59,7 @@ export const EXPORT_COMMAND: CommandSpec = {
   ],
   exitCodes: [
     [[EXIT.ok], "every run was exported"],
-    [
-      [EXIT.usage],
-      "bad input, nothing written: a missing folder, no runs, a bad summary.json, an edited or unreadable transcript, two runs of one instance (--swebench)",
-    ],
+    [[EXIT.usage], "bad input, nothing written (an edited transcript, one instance twice...)"],
     INTERNAL_EXIT_ROW,
     [[EXIT.sighup, EXIT.sigint, EXIT.sigterm], "interrupted (SIGHUP/SIGINT/SIGTERM)"],
   ],
