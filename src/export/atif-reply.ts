@@ -127,7 +127,7 @@ function isJsonObject(value: unknown): value is JsonObject {
  * ATIF's metrics: `prompt_tokens` counts every input token (cache writes and reads among them),
  * `cached_tokens` the cache reads; the cache writes, which Anthropic bills apart, go in `extra`.
  */
-export function metricsOf(usage: Usage, costUsd: number | null): AtifMetrics {
+function metricsOf(usage: Usage, costUsd: number | null): AtifMetrics {
   return {
     prompt_tokens: promptTokens(usage),
     completion_tokens: usage.outputTokens,

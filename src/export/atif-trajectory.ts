@@ -22,7 +22,7 @@ import {
 // A run's transcript as an ATIF trajectory: the system prompt and the task's prompt, then one
 // agent step per model reply with its tool calls' results as its observation; each subagent as a
 // trajectory embedded in its parent's `subagent_trajectories`, which the `task` call's result
-// points at. docs/exports.md gives the whole mapping.
+// points at. README's Exports section gives the whole mapping.
 
 /** Where the transcript is (for messages), and the prices its replies are costed with. */
 export type AtifOptions = { path: string; prices: PriceTable };

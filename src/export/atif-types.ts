@@ -14,7 +14,7 @@ export type AtifToolDefinition = {
   function: { name: string; description?: string; parameters?: JsonObject };
 };
 
-export type AtifAgent = {
+type AtifAgent = {
   name: string;
   version: string;
   model_name: string;
@@ -29,7 +29,7 @@ export type AtifToolCall = {
 };
 
 /** Points at an embedded subagent trajectory by its `trajectory_id`. */
-export type AtifSubagentRef = { trajectory_id: string; extra?: JsonObject };
+type AtifSubagentRef = { trajectory_id: string; extra?: JsonObject };
 
 export type AtifObservationResult = {
   source_call_id: string;
@@ -72,7 +72,7 @@ export type AtifAgentStep = {
 
 export type AtifStep = AtifPlainStep | AtifAgentStep;
 
-export type AtifFinalMetrics = {
+type AtifFinalMetrics = {
   total_prompt_tokens: number;
   total_completion_tokens: number;
   total_cached_tokens: number;
