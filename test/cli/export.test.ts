@@ -60,6 +60,14 @@ const treeOf = (trajectory: Trajectory): Trajectory[] => [
 const agentSteps = (trajectory: Trajectory) =>
   treeOf(trajectory).flatMap((each) => each.steps.filter((step) => step.source === "agent"));
 
+/** The add-farewell example as a task file at `file`, with `instance_id: acme__greeter-7`. */
+async function writeFarewellTask(file: string): Promise<void> {
+  const task = (await readFile("tasks/add-farewell.yaml", "utf8"))
+    .replaceAll("../fixtures/", `${resolve("fixtures")}/`)
+    .replace(/^prompt:/m, "instance_id: acme__greeter-7\nprompt:");
+  await writeFile(file, task);
+}
+
 describe("export --swebench", () => {
   test("SWE-bench's reader takes the file: one prediction per run, its changes.patch, its task name, its model", async () => {
     const file = dir.path("preds.jsonl");
@@ -83,10 +91,7 @@ describe("export --swebench", () => {
 
   test("the task's instance_id, --model-name, and a run that changed nothing (an empty patch)", async () => {
     await using ws = await tmpWorkspace();
-    const task = (await readFile("tasks/add-farewell.yaml", "utf8"))
-      .replaceAll("../fixtures/", `${resolve("fixtures")}/`)
-      .replace(/^prompt:/m, "instance_id: acme__greeter-7\nprompt:");
-    await writeFile(ws.path("farewell.yaml"), task);
+    await writeFarewellTask(ws.path("farewell.yaml"));
     const runs = [
       ["--offline", ws.path("farewell.yaml"), "--out", ws.path("a")],
       ["--offline", "--max-steps", "1", "tasks/fix-failing-test.yaml", "--out", ws.path("b")],
@@ -116,6 +121,20 @@ describe("export --swebench", () => {
       { instance_id: "acme__greeter-7", model_name_or_path: "org/agent-run", patch: true },
       { instance_id: "fix-failing-test", model_name_or_path: "org/agent-run", patch: false },
     ]);
+  }, 60_000);
+
+  test("a replay keeps the recorded instance_id", async () => {
+    await using ws = await tmpWorkspace();
+    await writeFarewellTask(ws.path("farewell.yaml"));
+    await runCli(["--offline", ws.path("farewell.yaml"), "--out", ws.path("a")]);
+    const replayed = await runCli(["replay", ws.path("a/add-farewell"), "--out", ws.path("r")]);
+
+    const run = await runCli(["export", "--swebench", ws.path("p.jsonl"), ws.path("r")]);
+
+    expect([replayed.exitCode, run.exitCode]).toEqual([0, 0]);
+    expect(await readFile(ws.path("p.jsonl"), "utf8")).toMatch(
+      /^\{"instance_id":"acme__greeter-7",/,
+    );
   }, 60_000);
 });
 
