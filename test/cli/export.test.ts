@@ -321,6 +321,22 @@ describe("export: secrets, killed runs, the files it replaces", () => {
     expect(trajectory.final_metrics.total_cost_usd).toBeUndefined();
   });
 
+  test.each([
+    ["v1-offline.jsonl", "fix-failing-test"],
+    ["v1-live.jsonl", "v1-live"],
+  ])(
+    "a version-1 transcript (%s, migrated on read) exports to a valid trajectory",
+    async (file, task) => {
+      const folder = dir.path(`v1/${file}/${task}`);
+      await cp(join("fixtures/transcripts", file), join(folder, "transcript.jsonl"));
+
+      const run = await runCli(["export", "--atif", dir.path(`v1/${file}/atif`), folder]);
+
+      expect(run.exitCode).toBe(0);
+      expect(atifProblems(await readTrajectory(dir.path(`v1/${file}/atif`), task))).toEqual([]);
+    },
+  );
+
   test("a trajectory replaces its file of an earlier export; other files stay; no temporary file is left", async () => {
     const atif = dir.path("again");
     await runCli(["export", "--atif", atif, join(out(), "fix-failing-test")]);
