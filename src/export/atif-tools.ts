@@ -1,14 +1,17 @@
 import { taskToolSpec } from "../agent/subagent.js";
 import { DEFAULT_BASH_TIMEOUT_MS, DEFAULT_SUBAGENTS } from "../task/schema.js";
+import { describeBash } from "../tools/bash.js";
 import { createTools } from "../tools/index.js";
 import { mcpToolName } from "../tools/mcp-tools.js";
+import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
+import { MAX_TOOL_OUTPUT_CHARS } from "../tools/truncate.js";
 import type { AtifToolDefinition, JsonObject } from "./atif-types.js";
 import type { ExportInit, RecordedTool } from "./export-init.js";
 
 // ATIF's `tool_definitions` (OpenAI's function-calling shape) of the tools an agent was offered:
-// the built-in ones as src/tools defines them, for the run's bash timeout and output cap; command
-// tools and MCP tools as the init line recorded them.
+// the built-in ones as src/tools defines them, for the run's bash settings; command tools and MCP
+// tools as the init line recorded them.
 
 type ToolSpec = { name: string; description?: string | undefined; inputSchema?: JsonObject };
 
@@ -37,19 +40,31 @@ export function toolDefinitions(
   return names.map((name) => definitionOf(specs.get(name) ?? { name }));
 }
 
-/** The built-in tools among `names` (`task` aside), as the run made them; no sandbox: none runs. */
+/**
+ * The built-in tools among `names` (`task` aside), as the run made them. They are made without a
+ * sandbox (nothing runs, and bubblewrap need not be installed); bash's description then gets the
+ * sandbox's sentence of a run that had one.
+ */
 function builtInTools(init: ExportInit, names: readonly string[]): ToolSpec[] {
-  const bash = init.task.bash;
-  return createTools(
+  const timeoutMs = init.task.bash?.timeout_ms ?? DEFAULT_BASH_TIMEOUT_MS;
+  const maxOutputChars = init.task.bash?.max_output ?? MAX_TOOL_OUTPUT_CHARS;
+  const tools = createTools(
     TOOL_NAMES.filter((name) => names.includes(name)),
-    {
-      bash: {
-        timeoutMs: bash?.timeout_ms ?? DEFAULT_BASH_TIMEOUT_MS,
-        env: {},
-        maxOutputChars: bash?.max_output,
-      },
-    },
+    { bash: { timeoutMs, env: {}, maxOutputChars } },
   );
+  if (init.task.sandbox !== "bwrap") return tools;
+  const recorded = init.task.sandbox_limits;
+  const limits =
+    recorded === undefined
+      ? DEFAULT_SANDBOX_LIMITS
+      : {
+          tmpBytes: recorded.tmp_size,
+          shmBytes: recorded.shm_size,
+          maxProcesses: recorded.max_processes,
+          maxFileBytes: recorded.max_file_size,
+        };
+  const description = describeBash(timeoutMs, maxOutputChars, limits);
+  return tools.map((tool) => (tool.name === "bash" ? { ...tool, description } : tool));
 }
 
 function recordedSpec(name: string, tool: RecordedTool): ToolSpec {

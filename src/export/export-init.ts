@@ -39,6 +39,15 @@ const ExportInitSchema = z.looseObject({
       })
       .optional(),
     subagents: z.looseObject({ max_depth: z.number().int().positive().optional() }).optional(),
+    sandbox: z.string().optional(),
+    sandbox_limits: z
+      .looseObject({
+        tmp_size: z.number().int().positive(),
+        shm_size: z.number().int().positive(),
+        max_processes: z.number().int().positive(),
+        max_file_size: z.number().int().positive(),
+      })
+      .optional(),
     command_tools: z.array(RecordedToolSchema).optional(),
   }),
 });

@@ -6,6 +6,7 @@ import { useModelServer } from "../helpers/model-server.js";
 import { readTranscript } from "../helpers/outputs.js";
 import { httpError, reply } from "../helpers/replies.js";
 import { runCli } from "../helpers/run-cli.js";
+import { shouldRunSandboxTests } from "../helpers/sandbox-tests.js";
 import { type TmpWorkspace, tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 // The transcript lines the example runs do not have, exported to ATIF: a subagent's own
@@ -27,6 +28,8 @@ type Trajectory = Json & { steps: Step[]; subagent_trajectories?: Trajectory[]; 
 let dir: TmpWorkspace;
 let lines: Json[];
 let trajectory: Trajectory;
+/** The tools each model call was offered, as the API got them (`server.requests` is cleared after each test). */
+let offered: Json[][];
 
 beforeAll(async () => {
   dir = await tmpWorkspace({
@@ -75,6 +78,7 @@ beforeAll(async () => {
   const run = await runCli([dir.path("edges.yaml"), "--out", dir.path("out")], { env });
   expect(run.exitCode).toBe(1);
   lines = await readTranscript(dir.path("out/edges"));
+  offered = server.requests.map((request) => request.tools as Json[]);
   const exported = await runCli(["export", "--atif", dir.path("atif"), dir.path("out")]);
   expect(exported.exitCode).toBe(0);
   trajectory = JSON.parse(await readFile(join(dir.path("atif"), "edges.json"), "utf8"));
@@ -150,5 +154,42 @@ describe("export --atif of the rarer lines", () => {
       context_management: { type: "pruning", boundary: "truncate" },
     });
     expect(steps[8]?.extra).toEqual({ sent_by: "agent-run" });
+  });
+
+  test("tool_definitions are the tools each agent was sent: names, descriptions, input schemas", () => {
+    const [outer] = trajectory.subagent_trajectories ?? [];
+    const [inner] = outer?.subagent_trajectories ?? [];
+    const asSent = (tools: Json[] | undefined) =>
+      (tools ?? []).map((tool) => ({
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
+      }));
+
+    expect(trajectory.agent).toMatchObject({ tool_definitions: asSent(offered[0]) });
+    expect(outer?.agent).toMatchObject({ tool_definitions: asSent(offered[1]) });
+    expect(inner?.agent).toMatchObject({ tool_definitions: asSent(offered[2]) });
+  });
+});
+
+describe.runIf(shouldRunSandboxTests())("export --atif of a sandboxed run", () => {
+  test("bash's definition is the one the model was sent, with the sandbox and its bounds", async () => {
+    server.queue(reply().text("Nothing to do."));
+    await writeFile(
+      dir.path("boxed.yaml"),
+      "name: boxed\nprompt: Go.\nworkspace: ws\nsandbox: bwrap\nsandbox_limits: { max_processes: 64 }\n",
+    );
+    const env = { ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key" };
+    await runCli([dir.path("boxed.yaml"), "--out", dir.path("boxed")], { env });
+    const sent = (server.requests[0]?.tools as Json[]).find((tool) => tool.name === "bash");
+
+    await runCli(["export", "--atif", dir.path("boxed-atif"), dir.path("boxed")]);
+    const exported = JSON.parse(await readFile(dir.path("boxed-atif/boxed.json"), "utf8"));
+
+    expect(exported.agent.tool_definitions[0].function).toEqual({
+      name: "bash",
+      description: sent?.description,
+      parameters: sent?.input_schema,
+    });
+    expect(sent?.description).toContain("at most 64 processes");
   });
 });
