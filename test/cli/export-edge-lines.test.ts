@@ -180,7 +180,8 @@ describe.runIf(shouldRunSandboxTests())("export --atif of a sandboxed run", () =
     );
     const env = { ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key" };
     await runCli([dir.path("boxed.yaml"), "--out", dir.path("boxed")], { env });
-    const sent = (server.requests[0]?.tools as Json[]).find((tool) => tool.name === "bash");
+    const tools = (server.requests[0]?.tools ?? []) as Json[];
+    const sent = tools.find((tool) => tool.name === "bash");
 
     await runCli(["export", "--atif", dir.path("boxed-atif"), dir.path("boxed")]);
     const exported = JSON.parse(await readFile(dir.path("boxed-atif/boxed.json"), "utf8"));
