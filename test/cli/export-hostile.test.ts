@@ -1,4 +1,4 @@
-import { cp, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -203,6 +203,16 @@ describe("export refuses what would lose or clash: exit 2, nothing written", () 
 
     expect([run.exitCode, run.written]).toEqual([2, []]);
     expect(run.stderr).toMatch(/would both be written to fix-failing-test\.json/);
+  });
+
+  test("a run folder without its transcript", async () => {
+    const folder = await editedRun(() => {});
+    await rm(join(folder, "transcript.jsonl"));
+
+    const run = await exportBoth([folder]);
+
+    expect([run.exitCode, run.written]).toEqual([2, []]);
+    expect(run.stderr).toMatch(/cannot read the transcript .*transcript\.jsonl: ENOENT/);
   });
 
   test("a patch that is not UTF-8", async () => {
