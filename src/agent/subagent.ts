@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clip } from "../format.js";
-import { defineTool, type Tool, type ToolResult } from "../tools/define-tool.js";
+import { defineTool, inputJsonSchema, type Tool, type ToolResult } from "../tools/define-tool.js";
 import type { AgentEvent, RunResult, SubagentOrigin } from "./events.js";
 import { describeLimit } from "./limit-text.js";
 import type { Placement, RunAgentOptions, SubagentSettings } from "./run-state.js";
@@ -56,19 +56,33 @@ export type TaskToolContext = {
   onStop: (result: RunResult) => void;
 };
 
+/** The `task` tool's description; `canNest`: the subagents it starts may start their own. */
+function describeTaskTool(canNest: boolean): string {
+  return [
+    "Hand a self-contained sub-task to a subagent: a new agent with a fresh conversation, in the same workspace.",
+    "It works until it is done and its final message comes back as this tool's result.",
+    "Use it for work that needs many steps of its own (investigating, a focused change); give it a complete prompt.",
+    canNest ? "" : "A subagent cannot start subagents of its own.",
+  ]
+    .filter((part) => part !== "")
+    .join(" ");
+}
+
+/** The `task` tool as the model is offered it, without a loop to run it (for an export). */
+export function taskToolSpec(canNest: boolean): Pick<Tool, "name" | "description" | "inputSchema"> {
+  return {
+    name: "task",
+    description: describeTaskTool(canNest),
+    inputSchema: inputJsonSchema(TaskInputSchema),
+  };
+}
+
 /** The `task` tool of one agent (at `placement.budget.depth`). */
 export function createTaskTool(ctx: TaskToolContext): Tool {
   const canNest = ctx.placement.budget.depth + 1 < ctx.settings.maxDepth;
   return defineTool({
     name: "task",
-    description: [
-      "Hand a self-contained sub-task to a subagent: a new agent with a fresh conversation, in the same workspace.",
-      "It works until it is done and its final message comes back as this tool's result.",
-      "Use it for work that needs many steps of its own (investigating, a focused change); give it a complete prompt.",
-      canNest ? "" : "A subagent cannot start subagents of its own.",
-    ]
-      .filter((part) => part !== "")
-      .join(" "),
+    description: describeTaskTool(canNest),
     input: TaskInputSchema,
     run: async (input, toolCtx) => {
       const toolUseId = toolCtx.toolUseId ?? "task";

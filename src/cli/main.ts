@@ -5,6 +5,7 @@ import { annotationRoot, taskFileAnnotations } from "../report/github-actions.js
 import { AGENT_RUN_VERSION } from "../version.js";
 import { type CommandSpec, helpEpilogue } from "./command-spec.js";
 import { EXIT } from "./exit-codes.js";
+import { EXPORT_COMMAND, type ExportArgs, parseExportArgs } from "./export-flags.js";
 import { listFlag } from "./flag-values.js";
 import { type CliIo, processIo, withRedaction } from "./io.js";
 import {
@@ -34,6 +35,7 @@ export const COMMANDS = {
   report: REPORT_COMMAND,
   plan: PLAN_COMMAND,
   list: LIST_COMMAND,
+  export: EXPORT_COMMAND,
 } as const satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -47,7 +49,8 @@ export type ValidCommand =
   | { command: "resume"; options: ResumeArgs }
   | { command: "report"; options: ReportArgs }
   | { command: "plan"; options: RunOptions }
-  | { command: "list"; options: ListArgs };
+  | { command: "list"; options: ListArgs }
+  | { command: "export"; options: ExportArgs };
 
 /** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
 export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
@@ -67,6 +70,8 @@ export function validateCommand(
       return { command: "resume", options: parseResumeArgs(args, env) };
     case "report":
       return { command: "report", options: parseReportArgs(args) };
+    case "export":
+      return { command: "export", options: parseExportArgs(args, env) };
     case "run":
       return { command: "run", options: parseRunOptions(args, env) };
     case "plan":
@@ -95,6 +100,8 @@ async function runValidCommand(
       return (await import("./commands/plan.js")).planCommand(valid.options, io);
     case "list":
       return (await import("./commands/list.js")).listCommand(valid.options, io);
+    case "export":
+      return (await import("./commands/export.js")).exportCommand(valid.options, io);
     case "run": {
       if (valid.options.isDryRun) {
         return (await import("./commands/plan.js")).planCommand(valid.options, io);

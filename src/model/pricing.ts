@@ -116,7 +116,7 @@ export function estimateCostUsd(
 }
 
 /** A USD figure to the micro-dollar, as a run's total is written. */
-function roundToMicroUsd(usd: number): number {
+export function roundToMicroUsd(usd: number): number {
   return Math.round(usd * 1_000_000) / 1_000_000;
 }
 

@@ -10,7 +10,8 @@ import {
 } from "../task/output-schema.js";
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
-import { DEFAULT_SUBAGENTS, TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import { NameSchema, TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
+import { DEFAULT_SUBAGENTS } from "../task/subagents-schema.js";
 import { compileOutputSchema } from "../tools/input-schema.js";
 import type { McpToolSpec } from "../tools/mcp-tools.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
@@ -79,6 +80,8 @@ const RecordedProviderSchema = z
 
 const RecordedTaskSchema = z.looseObject({
   name: z.string(),
+  // Transcripts from before instance ids existed: the task name, as a task file's default.
+  instance_id: NameSchema.optional(),
   file: z.string(),
   prompt: z.string(),
   extra_system: z.string().nullable(),
@@ -195,6 +198,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Tas
   const output = recordedOutput(recorded, path);
   return {
     name: recorded.name,
+    instanceId: recorded.instance_id ?? recorded.name,
     file: recorded.file,
     prompt: recorded.prompt,
     system: recorded.extra_system ?? undefined,

@@ -13,12 +13,12 @@ import { toolProblems } from "./resolve-tools.js";
 import {
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_LIMITS,
-  DEFAULT_SUBAGENTS,
   TASK_NAME_PATTERN,
   type Task,
   type TaskFile,
 } from "./schema.js";
 import { durationMs, sizeBytes } from "./schema-fields.js";
+import { DEFAULT_SUBAGENTS } from "./subagents-schema.js";
 import { FILE_START, type Locator } from "./yaml-locator.js";
 
 const RELATIVE_HINT = "paths are relative to the task file's folder";
@@ -77,8 +77,10 @@ function buildTask(
   locator: Locator,
 ): Omit<Task, "provider" | "reasoning" | "commandTools" | "mcpServers" | "output"> {
   const folder = dirname(file);
+  const name = data.name ?? parse(file).name;
   return {
-    name: data.name ?? parse(file).name,
+    name,
+    instanceId: data.instance_id ?? name,
     file,
     prompt: data.prompt,
     system: data.system,

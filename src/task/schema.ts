@@ -22,6 +22,7 @@ import {
   positiveUsd,
   toolList,
 } from "./schema-fields.js";
+import { SubagentsSchema } from "./subagents-schema.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -36,9 +37,6 @@ export const DEFAULT_LIMITS = {
   maxContextTokens: 150_000,
 } as const;
 
-/** The `task` tool's settings when the task's `subagents:` leaves them out. */
-export const DEFAULT_SUBAGENTS = { maxSteps: 20, maxDepth: 1 } as const;
-
 /** Per-command bash limit when the task sets none: long enough for a test run, short enough to catch a hang. */
 export const DEFAULT_BASH_TIMEOUT_MS = 60_000;
 
@@ -49,21 +47,23 @@ export const TASK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export const TASK_NAME_RULE =
   "letters, digits, '.', '_' or '-', starting with a letter or digit, at most 100";
 
+/** A string that follows the task-name rule: a task's `name`, and its `instance_id`. */
+export const NameSchema = z.string().regex(TASK_NAME_PATTERN, {
+  error: (issue) => `expected ${TASK_NAME_RULE}, got ${describeValue(issue.input)}`,
+});
+
 const minutes = (ms: number) => `${ms / 60_000}m`;
 const seconds = (ms: number) => `${ms / 1_000}s`;
 
 /** The YAML task file as written (snake_case keys). Unknown keys are errors. */
 export const TaskFileSchema = z
   .object({
-    name: z
-      .string()
-      .regex(TASK_NAME_PATTERN, {
-        error: (issue) => `expected ${TASK_NAME_RULE}, got ${describeValue(issue.input)}`,
-      })
-      .optional()
-      .describe(
-        "Task name: names the run's output folder and appears in reports; unique within one run. Letters, digits, '.', '_' or '-'. Default: the file name without its extension.",
-      ),
+    name: NameSchema.optional().describe(
+      "Task name: names the run's output folder and appears in reports; unique within one run. Letters, digits, '.', '_' or '-'. Default: the file name without its extension.",
+    ),
+    instance_id: NameSchema.optional().describe(
+      "The benchmark instance the task is, as `agent-run export --swebench` writes it (SWE-bench's instance_id, e.g. django__django-11099). Letters, digits, '.', '_' or '-'. Default: the task name.",
+    ),
     prompt: nonBlankString("must not be empty; write what the agent should do").describe(
       "What the agent should do: the first user message of the run. Required.",
     ),
@@ -127,23 +127,7 @@ export const TaskFileSchema = z
       .describe(
         `Tools the agent may use, of ${TOOL_NAMES.join(", ")}. Default: ${DEFAULT_TOOL_NAMES.join(", ")}; the plan (todo_write, todo_read) and subagents (task) are offered only when listed.`,
       ),
-    subagents: z
-      .object({
-        max_steps: positiveInt(
-          `A subagent's step limit (its model calls, its own subagents' included) when its task call asks for none, and the most a call may ask for. Default: ${DEFAULT_SUBAGENTS.maxSteps}; at most 100,000.`,
-          100_000,
-        ),
-        max_depth: positiveInt(
-          `How deep subagents nest: at 1 a subagent cannot start subagents of its own; at 2 it can, and theirs cannot. Default: ${DEFAULT_SUBAGENTS.maxDepth}; at most 5.`,
-          5,
-        ),
-      })
-      .strict()
-      .meta({ minProperties: 1 })
-      .optional()
-      .describe(
-        "Settings of the task tool, which hands sub-tasks to subagents; list task in tools to offer it. A subagent's model calls, tokens and cost count against the task's limits. Default: the defaults of each field.",
-      ),
+    subagents: SubagentsSchema,
     tool_protocol: ToolProtocolSchema,
     reasoning: z
       .object({
@@ -253,6 +237,8 @@ export type ToolProtocol = "native" | "text";
 /** A validated task with defaults applied and paths made absolute. */
 export type Task = {
   name: string;
+  /** The benchmark instance the task is (`instance_id:`, else the name): `export --swebench` writes it. */
+  instanceId: string;
   /** The task file as the user named it (for messages). */
   file: string;
   prompt: string;

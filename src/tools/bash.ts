@@ -2,12 +2,7 @@ import { z } from "zod";
 import { formatDuration } from "../format.js";
 import { defineTool, type Tool } from "./define-tool.js";
 import { formatBytes, type SandboxLimits } from "./sandbox.js";
-import {
-  resolveShellSettings,
-  runShellCommand,
-  type ShellOptions,
-  type ShellSettings,
-} from "./shell-command.js";
+import { resolveShellSettings, runShellCommand, type ShellOptions } from "./shell-command.js";
 
 const BashInputSchema = z
   .object({
@@ -26,23 +21,31 @@ export function createBashTool(options: ShellOptions): Tool {
   const settings = resolveShellSettings(options);
   return defineTool({
     name: "bash",
-    description: describeBash(options.timeoutMs, settings),
+    description: describeBash(options.timeoutMs, settings.maxOutputChars, settings.sandbox?.limits),
     input: BashInputSchema,
     run: (input, ctx) =>
       runShellCommand({ toolName: "bash", command: input.command }, ctx, settings),
   });
 }
 
-function describeBash(timeoutMs: number, settings: ShellSettings): string {
+/**
+ * The bash tool's description for these settings (`sandboxLimits`: commands run in the sandbox
+ * with these bounds); an export describes a recorded run's tool with it.
+ */
+export function describeBash(
+  timeoutMs: number,
+  maxOutputChars: number,
+  sandboxLimits: Readonly<SandboxLimits> | undefined,
+): string {
   return [
     "Run a shell command (bash) in the workspace root and return its combined stdout and stderr,",
     "followed by its exit code. Each call starts a fresh shell: `cd` and variables do not carry over.",
     "stdin is closed, so interactive programs get end-of-file; pass flags like --yes instead.",
     `Commands are killed after ${formatDuration(timeoutMs)}, together with everything they started;`,
     "background processes are killed with it, and the call does not wait for detached ones.",
-    `Output beyond ${settings.maxOutputChars} characters is cut in the middle; pipe through head,`,
+    `Output beyond ${maxOutputChars} characters is cut in the middle; pipe through head,`,
     "tail or grep to keep it short. Destructive commands (sudo, shutdown, rm -rf /...) are refused.",
-    ...(settings.sandbox === undefined ? [] : describeSandbox(settings.sandbox.limits)),
+    ...(sandboxLimits === undefined ? [] : describeSandbox(sandboxLimits)),
   ].join(" ");
 }
 

@@ -78,7 +78,7 @@ export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>)
 }
 
 /** The API's `input_schema`: the zod schema's JSON Schema for its input, without `$schema`. */
-function inputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
+export function inputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
   const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: "input" });
   return json;
 }

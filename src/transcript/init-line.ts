@@ -24,6 +24,8 @@ export type InitInfo = {
   mcpServers: readonly McpServerStatus[];
   task: {
     name: string;
+    /** The benchmark instance the task is (`instance_id:`, else its name). */
+    instanceId: string;
     file: string;
     prompt: string;
     system: string | undefined;
@@ -88,6 +90,7 @@ export function initLine(info: InitInfo): InitLineShape {
     ...sdkInitFields(info),
     task: {
       name: task.name,
+      instance_id: task.instanceId,
       file: task.file,
       prompt: task.prompt,
       system: info.system,

@@ -38,6 +38,8 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
     "# every task that did not pass, with its status": "README jq",
     "# workspace is a repository's root, or not inside a repository:": "git apply",
     "$ agent-run report --compare /tmp/base /tmp/new": "compare",
+    "$ agent-run export --swebench preds.jsonl --atif trajectories agent-runs":
+      "exports: test/docs/readme-exports.test.ts",
     "$ agent-run --offline tasks/*.yaml --out /tmp/b -j 1      # Ctrl-C during the second task, exit 130":
       "not run: the example tasks end before a Ctrl-C lands; test/cli/interrupted-batch.test.ts interrupts a batch at a task that waits, then resumes it",
     "$ agent-run --offline tasks/fix-failing-test.yaml --max-steps 2 --out /tmp/d3    # max_steps, exit 1":

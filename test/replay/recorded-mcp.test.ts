@@ -33,6 +33,7 @@ const INFO: InitInfo = {
   ],
   task: {
     name: "t",
+    instanceId: "t",
     file: "t.yaml",
     prompt: "Go.",
     system: undefined,

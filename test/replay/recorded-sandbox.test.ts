@@ -15,6 +15,7 @@ const INFO: InitInfo = {
   mcpServers: [],
   task: {
     name: "t",
+    instanceId: "t",
     file: "t.yaml",
     prompt: "Go.",
     system: undefined,

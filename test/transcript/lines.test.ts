@@ -435,6 +435,7 @@ const INIT: InitInfo = {
   mcpServers: [],
   task: {
     name: "fix",
+    instanceId: "fix",
     file: "tasks/fix.yaml",
     prompt: "Fix it.",
     system: undefined,
