@@ -22,6 +22,7 @@ const NAMES = [
   "text-protocol-default-name",
   "think-add-shout",
   "ticket-lookup",
+  "triage-issue",
 ];
 
 type Json = Record<string, unknown>;
@@ -76,7 +77,7 @@ describe("export --swebench", () => {
     expect([run.exitCode, run.stderr, run.stdout]).toEqual([
       0,
       "",
-      `wrote 10 predictions to ${file} (0 with an empty patch)`,
+      `wrote 11 predictions to ${file} (1 with an empty patch)`,
     ]);
     const { predictions, problems } = readPredictions(file, await readFile(file, "utf8"));
     expect(problems).toEqual([]);
@@ -147,7 +148,7 @@ describe("export --atif", () => {
     expect([run.exitCode, run.stderr, run.stdout]).toEqual([
       0,
       "",
-      `wrote 10 trajectories to ${atif}`,
+      `wrote 11 trajectories to ${atif}`,
     ]);
     runs = await Promise.all(
       NAMES.map(async (name) => ({

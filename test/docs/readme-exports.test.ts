@@ -28,7 +28,7 @@ describe("README: Exports", { timeout: 120_000 }, () => {
     const predictions = await readFile(join(box.root, "preds.jsonl"), "utf8");
     expect(readPredictions("preds.jsonl", predictions).problems).toEqual([]);
     const files = await readdir(join(box.root, "trajectories"));
-    expect(files).toHaveLength(10);
+    expect(files).toHaveLength(11);
     for (const file of files) {
       const text = await readFile(join(box.root, "trajectories", file), "utf8");
       expect(atifProblems(JSON.parse(text)), file).toEqual([]);
