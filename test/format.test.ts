@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { formatCount } from "../src/format.js";
+import { describe, expect, it, test } from "vitest";
+import { formatBytes, formatCount } from "../src/format.js";
 
 describe("formatCount", () => {
   it("writes numbers as toLocaleString('en-US') does", () => {
@@ -29,5 +29,17 @@ describe("formatCount", () => {
     for (const value of values) {
       expect(formatCount(value), String(value)).toBe(value.toLocaleString("en-US"));
     }
+  });
+});
+
+describe("formatBytes", () => {
+  test("shows sizes in binary units", () => {
+    expect([1024 ** 3, 64 * 1024 ** 2, 1.5 * 1024 ** 3, 512 * 1024, 100].map(formatBytes)).toEqual([
+      "1 GiB",
+      "64 MiB",
+      "1.5 GiB",
+      "512 KiB",
+      "100 bytes",
+    ]);
   });
 });

@@ -18,6 +18,7 @@ import {
 import { parseReportArgs, REPORT_COMMAND, type ReportArgs } from "./report-flags.js";
 import { parseRunOptions, RUN_COMMAND, type RunOptions } from "./run-flags.js";
 import { refuseMisspeltCommand, refuseUnknownFlags } from "./unknown-flags.js";
+import { parseViewArgs, VIEW_COMMAND, type ViewArgs } from "./view-flags.js";
 
 /** Every command, by the name `main` dispatches on. */
 export const COMMANDS = {
@@ -25,6 +26,7 @@ export const COMMANDS = {
   replay: REPLAY_COMMAND,
   resume: RESUME_COMMAND,
   report: REPORT_COMMAND,
+  view: VIEW_COMMAND,
 } as const satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -36,7 +38,8 @@ export type ValidCommand =
   | { command: "run"; options: RunOptions }
   | { command: "replay"; options: ReplayArgs }
   | { command: "resume"; options: ResumeArgs }
-  | { command: "report"; options: ReportArgs };
+  | { command: "report"; options: ReportArgs }
+  | { command: "view"; options: ViewArgs };
 
 /** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
 export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
@@ -56,6 +59,8 @@ export function validateCommand(
       return { command: "resume", options: parseResumeArgs(args, env) };
     case "report":
       return { command: "report", options: parseReportArgs(args) };
+    case "view":
+      return { command: "view", options: parseViewArgs(args) };
     case "run":
       return { command: "run", options: parseRunOptions(args, env) };
     default:
@@ -76,6 +81,8 @@ async function runValidCommand(
       return (await import("./commands/resume.js")).resumeCommand(valid.options, io, signal);
     case "report":
       return (await import("./commands/report.js")).reportCommand(valid.options, io);
+    case "view":
+      return (await import("./commands/view.js")).viewCommand(valid.options, io);
     case "run": {
       const { runCommand } = await import("./commands/run.js");
       return exitCodeFor((await runCommand(valid.options, io, signal)).summaries);
