@@ -41,7 +41,7 @@ export function replyBlocks(
         blocks.push({ kind: "hidden_reasoning" });
         break;
       case "tool_use": {
-        const call = { id: block.id, name: block.name, input: clip(prettyJson(block.input)) };
+        const call = { id: block.id, name: block.name, input: clip(describeInput(block.input)) };
         const viewCall = { ...call, result: null, subagent: null };
         calls.push(viewCall);
         blocks.push({ kind: "call", call: viewCall });
@@ -140,7 +140,26 @@ function resultText(content: string | readonly { type: string }[] | undefined): 
     .join("\n");
 }
 
-/** A tool call's input as indented JSON (what the model sent, in a readable shape). */
+/**
+ * A tool call's input in a readable shape: an object of plain values as `key: value` lines (a
+ * string of several lines as an indented block, as an edit's old and new text read best), anything
+ * nested as indented JSON.
+ */
+export function describeInput(input: unknown): string {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return prettyJson(input);
+  const entries = Object.entries(input);
+  if (!entries.every(([, value]) => value === null || typeof value !== "object")) {
+    return prettyJson(input);
+  }
+  return entries
+    .map(([key, value]) =>
+      typeof value === "string" && value.includes("\n")
+        ? `${key}: |\n${value.replace(/^/gm, "  ")}`
+        : `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`,
+    )
+    .join("\n");
+}
+
 function prettyJson(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? String(value);
 }

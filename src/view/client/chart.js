@@ -1,6 +1,6 @@
 // A small chart of a run: its tokens per step (bars) and its cost so far (a line), drawn as SVG.
 
-import { svgEl } from "./dom.js";
+import { el, svgEl } from "./dom.js";
 import { formatCost, formatCount } from "./format.js";
 
 const WIDTH = 640;
@@ -56,7 +56,7 @@ export function runChart(steps) {
     return `${x.toFixed(2)},${y.toFixed(2)}`;
   });
   const description = `Tokens per step (bars, highest ${formatCount(maxTokens)}) and the cost so far (line, reaching ${formatCost(maxCost)}) over ${steps.length} steps.`;
-  return svgEl(
+  const svg = svgEl(
     "svg",
     {
       class: "chart",
@@ -71,4 +71,9 @@ export function runChart(steps) {
       svgEl("polyline", { class: "cost-line", points: points.join(" ") }),
     ],
   );
+  const legend = `Bars: tokens per step, a subagent's in its task call's step (highest ${formatCount(maxTokens)}). Line: the estimated cost so far (reaching ${formatCost(maxCost)}).`;
+  return el("figure", { class: "chart-figure" }, [
+    svg,
+    el("figcaption", { class: "muted", text: legend }),
+  ]);
 }

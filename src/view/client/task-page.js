@@ -122,7 +122,7 @@ function timelineSection(run) {
     longText(timeline.prompt, "prompt"),
     el("p", {
       class: "muted",
-      text: `${steps.length} steps · tools: ${timeline.tools.join(", ")} · keys j and k go to the next and previous step`,
+      text: `${steps.length} steps of the top-level agent · tools: ${timeline.tools.join(", ")} · keys j and k go to the next and previous step`,
     }),
     runChart(steps),
     ...steps.map((step, index) => stepView(step, index, context)),
