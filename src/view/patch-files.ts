@@ -14,7 +14,7 @@ export type PatchFile = {
  */
 export function splitPatch(text: string, maxLineChars: number): PatchFile[] {
   const files: PatchFile[] = [];
-  let file: (PatchFile & { oldMode?: string }) | undefined;
+  let file: PatchFile | undefined;
   let isInHunks = false;
   for (const raw of text.split("\n")) {
     const line = raw.length > maxLineChars ? `${raw.slice(0, maxLineChars)}…` : raw;
@@ -42,21 +42,27 @@ export function splitPatch(text: string, maxLineChars: number): PatchFile[] {
 }
 
 /** One line of a file's header (before its first hunk). */
-function readHeaderLine(line: string, file: PatchFile & { oldMode?: string }): void {
+function readHeaderLine(line: string, file: PatchFile): void {
   const mode = /^(old|new|new file|deleted file) mode (\d+)$/.exec(line);
   if (mode !== null) {
     const [, which, value = ""] = mode;
     if (which === "new file") file.status = "added";
     else if (which === "deleted file") file.status = "deleted";
-    else if (which === "old") file.oldMode = value;
-    else if (file.oldMode !== undefined) file.mode = { before: file.oldMode, after: value };
+    else if (which === "old") file.mode = { before: value, after: value };
+    else if (file.mode !== null) file.mode = { before: file.mode.before, after: value };
   } else if (line.startsWith("Binary files ") || line === "GIT binary patch") {
     file.binary = true;
   } else if (line.startsWith("+++ ") && line !== "+++ /dev/null") {
-    file.path = unquote(line.slice(4)).replace(/^b\//, "");
+    file.path = markerPath(line).replace(/^b\//, "");
   } else if (line.startsWith("--- ") && file.status === "deleted") {
-    file.path = unquote(line.slice(4)).replace(/^a\//, "");
+    file.path = markerPath(line).replace(/^a\//, "");
   }
+}
+
+/** The path of a `---` or `+++` line; git ends it with a tab when it holds a space. */
+function markerPath(line: string): string {
+  const path = line.slice(4);
+  return unquote(path.endsWith("\t") ? path.slice(0, -1) : path);
 }
 
 /** The path of a `diff --git a/P b/P` header (the same path twice: agent-run's patches have no renames). */

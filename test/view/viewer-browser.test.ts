@@ -10,7 +10,12 @@ import {
   type ViewerPage,
 } from "../helpers/browser.js";
 import { spawnCli } from "../helpers/spawn-cli.js";
-import { HOSTILE_PATH, HOSTILE_TEXT, makeViewerRuns, type ViewerRuns } from "../helpers/viewer-runs.js";
+import {
+  HOSTILE_PATH,
+  HOSTILE_TEXT,
+  makeViewerRuns,
+  type ViewerRuns,
+} from "../helpers/viewer-runs.js";
 
 // The viewer opened in a real browser (Debian's chromium, headless, driven by playwright-core)
 // from file://, with every request but the file itself refused: what a user sees who downloads
@@ -40,203 +45,248 @@ async function open(file: string, hash = ""): Promise<ViewerPage> {
 }
 const opened: ViewerPage[] = [];
 
-describe.runIf(shouldRunBrowserTests())("the viewer in a browser, offline", { timeout: 120_000 }, () => {
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), "agent-run-viewer-"));
-    runs = await makeViewerRuns(root);
-    files.batch = await writeViewer("batch.html", [runs.batch, runs.hostile]);
-    files.compare = await writeViewer("compare.html", ["--compare", runs.batch, runs.stopped]);
-    files.replays = await writeViewer("replays.html", [runs.replays]);
-    browser = await launchBrowser();
-    await mkdir(ARTIFACTS, { recursive: true });
-  }, 120_000);
-  afterAll(async () => {
-    // What every page did, checked once they are all done: no request but the file, no error.
-    for (const viewer of opened) {
-      expect(viewer.refused).toEqual([]);
-      expect(new Set(viewer.requests.map((url) => url.split("#")[0])).size).toBe(1);
-      expect(viewer.errors).toEqual([]);
-    }
-    await browser?.[Symbol.asyncDispose]();
-    await rm(root, { recursive: true, force: true });
-  });
+describe.runIf(shouldRunBrowserTests())(
+  "the viewer in a browser, offline",
+  { timeout: 120_000 },
+  () => {
+    beforeAll(async () => {
+      root = await mkdtemp(join(tmpdir(), "agent-run-viewer-"));
+      runs = await makeViewerRuns(root);
+      files.batch = await writeViewer("batch.html", [runs.batch, runs.hostile]);
+      files.compare = await writeViewer("compare.html", ["--compare", runs.batch, runs.stopped]);
+      files.replays = await writeViewer("replays.html", [runs.replays]);
+      browser = await launchBrowser();
+      await mkdir(ARTIFACTS, { recursive: true });
+    }, 120_000);
+    afterAll(async () => {
+      // What every page did, checked once they are all done: no request but the file, no error.
+      for (const viewer of opened) {
+        expect(viewer.refused).toEqual([]);
+        expect(new Set(viewer.requests.map((url) => url.split("#")[0])).size).toBe(1);
+        expect(viewer.errors).toEqual([]);
+      }
+      await browser?.[Symbol.asyncDispose]();
+      await rm(root, { recursive: true, force: true });
+    });
 
-  test("the batch table lists every task, with the totals; a screenshot is saved", async () => {
-    const { page } = await open(files.batch);
-    const names = await page.locator("table.tasks tbody th a").allTextContents();
+    test("the batch table lists every task, with the totals; a screenshot is saved", async () => {
+      const { page } = await open(files.batch);
+      const names = await page.locator("table.tasks tbody th a").allTextContents();
 
-    const folders = (await readdir(runs.batch, { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-    expect(names).toEqual([...folders, "hostile"].sort());
-    await expect(page.locator("table.tasks tfoot").textContent()).resolves.toMatch(/11 tasks.*11\/11/);
-    await expect(page.locator("p.totals").textContent()).resolves.toMatch(/^11\/11 passed \(100%\)/);
-    await page.screenshot({ path: join(ARTIFACTS, "batch.png"), fullPage: true });
-  });
-
-  test("sorting by a column, both ways, and filtering by name and by outcome", async () => {
-    const { page } = await open(files.compare, "#/b/1");
-    const tokens = async () =>
-      (await page.locator("table.tasks tbody tr td:nth-child(7)").allTextContents()).map((text) =>
-        Number(text.replaceAll(",", "")),
+      const folders = (await readdir(runs.batch, { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
+      expect(names).toEqual([...folders, "hostile"].sort());
+      await expect(page.locator("table.tasks tfoot").textContent()).resolves.toMatch(
+        /11 tasks.*11\/11/,
       );
-    await page.getByRole("button", { name: "Tokens" }).click();
-    const ascending = await tokens();
-    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
-    await expect(page.locator('th[aria-sort="ascending"]').textContent()).resolves.toMatch(/^Tokens/);
-    await page.getByRole("button", { name: "Tokens" }).click();
-    expect(await tokens()).toEqual([...ascending].reverse());
+      await expect(page.locator("p.totals").textContent()).resolves.toMatch(
+        /^11\/11 passed \(100%\)/,
+      );
+      await page.screenshot({ path: join(ARTIFACTS, "batch.png"), fullPage: true });
+    });
 
-    await page.getByLabel("Filter by name").fill("farewell");
-    expect(await page.locator("table.tasks tbody th").allTextContents()).toEqual(["add-farewell"]);
-    await page.getByLabel("Filter by name").fill("");
-    await page.getByLabel("Show").selectOption("failed");
-    expect(await page.locator("table.tasks tbody th").allTextContents()).toEqual(["fix-failing-test"]);
-    await expect(page.getByRole("status").textContent()).resolves.toBe("Showing 1 of 10 tasks.");
-  });
+    test("sorting by a column, both ways, and filtering by name and by outcome", async () => {
+      const { page } = await open(files.compare, "#/b/1");
+      const tokens = async () =>
+        (await page.locator("table.tasks tbody tr td:nth-child(7)").allTextContents()).map((text) =>
+          Number(text.replaceAll(",", "")),
+        );
+      await page.getByRole("button", { name: "Tokens" }).click();
+      const ascending = await tokens();
+      expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+      await expect(page.locator('th[aria-sort="ascending"]').textContent()).resolves.toMatch(
+        /^Tokens/,
+      );
+      await page.getByRole("button", { name: "Tokens" }).click();
+      expect(await tokens()).toEqual([...ascending].reverse());
 
-  test("clicking a task shows its timeline, with its subagent nested under its call", async () => {
-    const { page } = await open(files.batch);
-    await page.getByRole("link", { name: "subagent-greet-french" }).click();
+      await page.getByLabel("Filter by name").fill("farewell");
+      expect(await page.locator("table.tasks tbody th").allTextContents()).toEqual([
+        "add-farewell",
+      ]);
+      await page.getByLabel("Filter by name").fill("");
+      await page.getByLabel("Show").selectOption("failed");
+      expect(await page.locator("table.tasks tbody th").allTextContents()).toEqual([
+        "fix-failing-test",
+      ]);
+      await expect(page.getByRole("status").textContent()).resolves.toBe("Showing 1 of 10 tasks.");
+    });
 
-    await expect(page.locator("h1").textContent()).resolves.toBe("subagent-greet-french");
-    expect(await page.locator("#timeline section.step > h3").allTextContents()).toEqual([
-      "Step 1",
-      "Step 2",
-      "Step 3",
-      "Step 4",
-    ]);
-    const subagent = page.locator("#step-0 .call details.subagent");
-    await expect(subagent.locator("summary").textContent()).resolves.toMatch(
-      /^Subagent: Survey the greeter code — 2 steps, completed/,
-    );
-    expect(await subagent.locator("section.step > h5").allTextContents()).toEqual(["Step 1", "Step 2"]);
-    await expect(page.locator("svg.chart rect.bar").count()).resolves.toBe(4);
-    await expect(page.locator("#changes").textContent()).resolves.toMatch(/src\/greet\.js/);
-    await expect(page.locator("#changes .diff .add").first().textContent()).resolves.toMatch(/^\+/);
-    await page.screenshot({ path: join(ARTIFACTS, "task.png"), fullPage: true });
-  });
+    test("clicking a task shows its timeline, with its subagent nested under its call", async () => {
+      const { page } = await open(files.batch);
+      await page.getByRole("link", { name: "subagent-greet-french" }).click();
 
-  test("a long output is folded; it unfolds, shows all, and folds again", async () => {
-    const { page } = await open(files.batch);
-    await page.getByRole("link", { name: "hostile" }).click();
-    const fold = page.locator("details.fold", { hasText: "bash output" });
-    const pre = fold.locator("pre");
+      await expect(page.locator("h1").textContent()).resolves.toBe("subagent-greet-french");
+      expect(await page.locator("#timeline section.step > h3").allTextContents()).toEqual([
+        "Step 1",
+        "Step 2",
+        "Step 3",
+        "Step 4",
+      ]);
+      const subagent = page.locator("#step-0 .call details.subagent");
+      await expect(subagent.locator("summary").textContent()).resolves.toMatch(
+        /^Subagent: Survey the greeter code — 2 steps, completed/,
+      );
+      expect(await subagent.locator("section.step > h5").allTextContents()).toEqual([
+        "Step 1",
+        "Step 2",
+      ]);
+      await expect(page.locator("svg.chart rect.bar").count()).resolves.toBe(4);
+      await expect(page.locator("#changes").textContent()).resolves.toMatch(/src\/greet\.js/);
+      await expect(page.locator("#changes .diff .add").first().textContent()).resolves.toMatch(
+        /^\+/,
+      );
+      await page.screenshot({ path: join(ARTIFACTS, "task.png"), fullPage: true });
+    });
 
-    await expect(fold.locator("summary").textContent()).resolves.toMatch(/^bash output \(3,001 lines/);
-    await expect(pre.isVisible()).resolves.toBe(false);
-    await fold.locator("summary").click();
-    await expect(pre.textContent()).resolves.toMatch(/^1\n2\n[\s\S]*\n24$/);
-    await fold.getByRole("button", { name: /^Show all/ }).click();
-    await expect(pre.textContent()).resolves.toMatch(/\n3000\n\[exit code: 0\]$/);
-    await fold.getByRole("button", { name: "Show less" }).click();
-    await expect(pre.textContent()).resolves.toMatch(/\n24$/);
-    await fold.locator("summary").click();
-    await expect(pre.isVisible()).resolves.toBe(false);
-  });
+    test("a long output is folded; it unfolds, shows all, and folds again", async () => {
+      const { page } = await open(files.batch);
+      await page.getByRole("link", { name: "hostile" }).click();
+      const fold = page.locator("details.fold", { hasText: "bash output" });
+      const pre = fold.locator("pre");
 
-  test("a replay of a tampered workspace is marked where it diverged, recorded and new side by side", async () => {
-    const divergence = JSON.parse(await readFile(join(runs.replays, "add-farewell/divergence.json"), "utf8"));
-    expect(divergence.divergent_steps).toEqual([3]);
-    const { page } = await open(files.replays, "#/b/0/t/0");
+      await expect(fold.locator("summary").textContent()).resolves.toMatch(
+        /^bash output \(3,001 lines/,
+      );
+      await expect(pre.isVisible()).resolves.toBe(false);
+      await fold.locator("summary").click();
+      await expect(pre.textContent()).resolves.toMatch(/^1\n2\n[\s\S]*\n24$/);
+      await fold.getByRole("button", { name: /^Show all/ }).click();
+      await expect(pre.textContent()).resolves.toMatch(/\n3000\n\[exit code: 0\]$/);
+      await fold.getByRole("button", { name: "Show less" }).click();
+      await expect(pre.textContent()).resolves.toMatch(/\n24$/);
+      await fold.locator("summary").click();
+      await expect(pre.isVisible()).resolves.toBe(false);
+    });
 
-    expect(await page.locator("section.step.divergent > h3").allTextContents()).toEqual(["Step 3diverged"]);
-    const marker = page.locator("section.step.divergent .divergence");
-    const sides = marker.locator(".side-by-side > div");
-    await expect(sides.nth(0).locator("h4").textContent()).resolves.toBe("Recorded");
-    await expect(sides.nth(0).locator("pre").textContent()).resolves.toBe(divergence.first_divergence.recorded);
-    await expect(sides.nth(1).locator("pre").textContent()).resolves.toBe(divergence.first_divergence.replayed);
-    await expect(page.locator("#replay").textContent()).resolves.toMatch(/diverged at step 3 of 3 compared/);
-  });
+    test("a replay of a tampered workspace is marked where it diverged, recorded and new side by side", async () => {
+      const divergence = JSON.parse(
+        await readFile(join(runs.replays, "add-farewell/divergence.json"), "utf8"),
+      );
+      expect(divergence.divergent_steps).toEqual([3]);
+      const { page } = await open(files.replays, "#/b/0/t/0");
 
-  test("compare: both batches' statuses, the flipped task and the deltas", async () => {
-    const { page } = await open(files.compare);
+      expect(await page.locator("section.step.divergent > h3").allTextContents()).toEqual([
+        "Step 3diverged",
+      ]);
+      const marker = page.locator("section.step.divergent .divergence");
+      const sides = marker.locator(".side-by-side > div");
+      await expect(sides.nth(0).locator("h4").textContent()).resolves.toBe("Recorded");
+      await expect(sides.nth(0).locator("pre").textContent()).resolves.toBe(
+        divergence.first_divergence.recorded,
+      );
+      await expect(sides.nth(1).locator("pre").textContent()).resolves.toBe(
+        divergence.first_divergence.replayed,
+      );
+      await expect(page.locator("#replay").textContent()).resolves.toMatch(
+        /diverged at step 3 of 3 compared/,
+      );
+    });
 
-    await expect(page.locator("p.totals").textContent()).resolves.toBe(
-      "10/10 → 9/10 passed: 1 pass → fail, 0 fail → pass, 0 new, 0 missing",
-    );
-    const row = page.locator("table.compare tbody tr.flipped");
-    await expect(row.locator("th").textContent()).resolves.toBe("fix-failing-test");
-    expect(await row.locator("td").allTextContents()).toEqual([
-      "completed passed",
-      "max_steps FAILED",
-      "pass → fail",
-      "5 → 2 (-3)",
-      expect.stringMatching(/^13,060 → [\d,]+ \(-[\d,]+\)$/),
-      expect.stringMatching(/^\$0\.0143 → \$0\.\d+ \(-\$0\.\d+\)$/),
-    ]);
-    await expect(page.locator("table.compare tbody tr").count()).resolves.toBe(10);
-    await row.getByRole("link", { name: "max_steps" }).click();
-    await expect(page.locator("h1").textContent()).resolves.toBe("fix-failing-test");
-  });
+    test("compare: both batches' statuses, the flipped task and the deltas", async () => {
+      const { page } = await open(files.compare);
 
-  test("hostile model text and file names are shown as text, and nothing of them runs", async () => {
-    const { page } = await open(files.batch);
-    await page.getByRole("link", { name: "hostile" }).click();
-    await page.locator("details.reasoning summary").click();
+      await expect(page.locator("p.totals").textContent()).resolves.toBe(
+        "10/10 → 9/10 passed: 1 pass → fail, 0 fail → pass, 0 new, 0 missing",
+      );
+      const row = page.locator("table.compare tbody tr.flipped");
+      await expect(row.locator("th").textContent()).resolves.toBe("fix-failing-test");
+      expect(await row.locator("td").allTextContents()).toEqual([
+        "completed passed",
+        "max_steps FAILED",
+        "pass → fail",
+        "5 → 2 (-3)",
+        expect.stringMatching(/^13,060 → [\d,]+ \(-[\d,]+\)$/),
+        expect.stringMatching(/^\$0\.0143 → \$0\.\d+ \(-\$0\.\d+\)$/),
+      ]);
+      await expect(page.locator("table.compare tbody tr").count()).resolves.toBe(10);
+      await row.getByRole("link", { name: "max_steps" }).click();
+      await expect(page.locator("h1").textContent()).resolves.toBe("fix-failing-test");
+    });
 
-    const main = (await page.locator("main").textContent()) ?? "";
-    expect(main).toContain(`Here is ${HOSTILE_TEXT}`);
-    expect(main).toContain(`Reasoning with ${HOSTILE_TEXT}`);
-    expect(await page.locator("#changes table.files .path").allTextContents()).toContain(HOSTILE_PATH);
-    await expect(page.locator("#checks strong").textContent()).resolves.toBe(`says ${HOSTILE_TEXT}`);
-    await expect(page.evaluate(() => Reflect.get(window, "__pwned"))).resolves.toBeUndefined();
-    await expect(page.locator("main img, main script").count()).resolves.toBe(0);
-    await expect(page.locator("#changes").textContent()).resolves.toMatch(/data\.bin\s*added\s*binary/);
-    await expect(page.locator("#changes").textContent()).resolves.toMatch(/mode 100644 → 100755/);
-  });
+    test("hostile model text and file names are shown as text, and nothing of them runs", async () => {
+      const { page } = await open(files.batch);
+      await page.getByRole("link", { name: "hostile" }).click();
+      await page.locator("details.reasoning summary").click();
 
-  test("axe-core finds no serious or critical problem on the batch, task, replay and compare pages", async () => {
-    const axe = await readFile(resolve("node_modules/axe-core/axe.min.js"), "utf8");
-    const pages: [string, string][] = [
-      [files.batch, ""],
-      [files.batch, "#/b/0/t/3"],
-      [files.batch, "#/b/0/t/7"],
-      [files.replays, "#/b/0/t/0"],
-      [files.compare, ""],
-    ];
-    for (const [file, hash] of pages) {
-      const { page } = await open(file, hash);
-      await page.evaluate(() => {
-        for (const details of document.querySelectorAll("details")) details.open = true;
-      });
-      await page.evaluate(axe);
-      const violations = await page.evaluate(async () => {
-        const result = await Reflect.get(window, "axe").run(document);
-        return result.violations
-          .filter((violation: { impact: string }) => ["serious", "critical"].includes(violation.impact))
-          .map((violation: { id: string; nodes: { target: string[] }[] }) => ({
-            id: violation.id,
-            targets: violation.nodes.slice(0, 3).map((node) => node.target.join(" ")),
-          }));
-      });
-      expect(violations, `${file}${hash}`).toEqual([]);
-    }
-  });
+      const main = (await page.locator("main").textContent()) ?? "";
+      expect(main).toContain(`Here is ${HOSTILE_TEXT}`);
+      expect(main).toContain(`Reasoning with ${HOSTILE_TEXT}`);
+      expect(await page.locator("#changes table.files .path").allTextContents()).toEqual([
+        "data.bin",
+        "src/cli.js",
+        HOSTILE_PATH,
+      ]);
+      await expect(page.locator("#checks strong").textContent()).resolves.toBe(
+        `says ${HOSTILE_TEXT}`,
+      );
+      await expect(page.evaluate(() => Reflect.get(window, "__pwned"))).resolves.toBeUndefined();
+      await expect(page.locator("main img, main script").count()).resolves.toBe(0);
+      await expect(page.locator("#changes").textContent()).resolves.toMatch(
+        /data\.bin\s*added\s*binary/,
+      );
+      await expect(page.locator("#changes").textContent()).resolves.toMatch(/mode 100644 → 100755/);
+    });
 
-  test("the keyboard alone: skip link, filter, a task, its steps; focus is visible", async () => {
-    const { page } = await open(files.batch);
-    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "");
+    test("axe-core finds no serious or critical problem on the batch, task, replay and compare pages", async () => {
+      const axe = await readFile(resolve("node_modules/axe-core/axe.min.js"), "utf8");
+      const pages: [string, string][] = [
+        [files.batch, ""],
+        [files.batch, "#/b/0/t/3"],
+        [files.batch, "#/b/0/t/7"],
+        [files.replays, "#/b/0/t/0"],
+        [files.compare, ""],
+      ];
+      for (const [file, hash] of pages) {
+        const { page } = await open(file, hash);
+        await page.evaluate(() => {
+          for (const details of document.querySelectorAll("details")) details.open = true;
+        });
+        await page.evaluate(axe);
+        const violations = await page.evaluate(async () => {
+          const result = await Reflect.get(window, "axe").run(document);
+          return result.violations
+            .filter((violation: { impact: string }) =>
+              ["serious", "critical"].includes(violation.impact),
+            )
+            .map((violation: { id: string; nodes: { target: string[] }[] }) => ({
+              id: violation.id,
+              targets: violation.nodes.slice(0, 3).map((node) => node.target.join(" ")),
+            }));
+        });
+        expect(violations, `${file}${hash}`).toEqual([]);
+      }
+    });
 
-    await page.keyboard.press("Tab");
-    await expect(focused()).resolves.toBe("Skip to the content");
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
-    expect(outline).toBe("solid");
-    await page.keyboard.press("Tab");
-    await page.keyboard.type("rename");
-    for (let tab = 0; tab < 30 && (await focused()) !== "rename-function"; tab++) {
+    test("the keyboard alone: skip link, filter, a task, its steps; focus is visible", async () => {
+      const { page } = await open(files.batch);
+      const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "");
+
       await page.keyboard.press("Tab");
-    }
-    await page.keyboard.press("Enter");
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
-    await expect(focused()).resolves.toBe("rename-function");
-    await page.keyboard.press("j");
-    await expect(focused()).resolves.toBe("Step 1");
-    await page.keyboard.press("j");
-    await expect(focused()).resolves.toBe("Step 2");
-    await page.keyboard.press("k");
-    await expect(focused()).resolves.toBe("Step 1");
-    await page.goBack();
-    await expect(page.locator("table.tasks tbody th").allTextContents()).resolves.toEqual(["rename-function"]);
-  });
-});
+      await expect(focused()).resolves.toBe("Skip to the content");
+      const outline = await page.evaluate(
+        () => getComputedStyle(document.activeElement as Element).outlineStyle,
+      );
+      expect(outline).toBe("solid");
+      await page.keyboard.press("Tab");
+      await page.keyboard.type("rename");
+      for (let tab = 0; tab < 30 && (await focused()) !== "rename-function"; tab++) {
+        await page.keyboard.press("Tab");
+      }
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+      await expect(focused()).resolves.toBe("rename-function");
+      await page.keyboard.press("j");
+      await expect(focused()).resolves.toBe("Step 1");
+      await page.keyboard.press("j");
+      await expect(focused()).resolves.toBe("Step 2");
+      await page.keyboard.press("k");
+      await expect(focused()).resolves.toBe("Step 1");
+      await page.goBack();
+      await expect(page.locator("table.tasks tbody th").allTextContents()).resolves.toEqual([
+        "rename-function",
+      ]);
+    });
+  },
+);
