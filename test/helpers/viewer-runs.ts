@@ -16,8 +16,16 @@ const HOSTILE_REPLIES = [
     content: [
       { type: "thinking", thinking: `Reasoning with ${HOSTILE_TEXT}` },
       { type: "text", text: `Here is ${HOSTILE_TEXT}` },
-      { type: "tool_use", name: "write_file", input: { path: HOSTILE_PATH, content: HOSTILE_TEXT } },
-      { type: "tool_use", name: "bash", input: { command: "chmod +x src/cli.js && printf '\\000\\001\\002' > data.bin" } },
+      {
+        type: "tool_use",
+        name: "write_file",
+        input: { path: HOSTILE_PATH, content: HOSTILE_TEXT },
+      },
+      {
+        type: "tool_use",
+        name: "bash",
+        input: { command: "chmod +x src/cli.js && printf '\\000\\001\\002' > data.bin" },
+      },
     ],
     usage: { input_tokens: 1000, output_tokens: 50 },
   },
@@ -25,7 +33,10 @@ const HOSTILE_REPLIES = [
     content: [{ type: "tool_use", name: "bash", input: { command: "seq 1 3000" } }],
     usage: { input_tokens: 1200, output_tokens: 20 },
   },
-  { content: [{ type: "text", text: `Done. ${HOSTILE_TEXT}` }], usage: { input_tokens: 900, output_tokens: 10 } },
+  {
+    content: [{ type: "text", text: `Done. ${HOSTILE_TEXT}` }],
+    usage: { input_tokens: 900, output_tokens: 10 },
+  },
 ];
 
 /** Folders of real offline runs, made once for the viewer's tests. */
@@ -54,7 +65,11 @@ export async function makeViewerRuns(root: string): Promise<ViewerRuns> {
   await agentRun(["--offline", join(here, "tasks/*.yaml"), "-o", batch], 0, root);
   const stopped = join(root, "stopped");
   await cp(batch, stopped, { recursive: true });
-  await agentRun(["--offline", "--max-steps", "2", "-o", stopped, join(here, "tasks/fix-failing-test.yaml")], 1, root);
+  await agentRun(
+    ["--offline", "--max-steps", "2", "-o", stopped, join(here, "tasks/fix-failing-test.yaml")],
+    1,
+    root,
+  );
 
   await cp(join(here, "fixtures/workspaces/greeter"), join(root, "greeter"), { recursive: true });
   await writeFile(join(root, "hostile.replies.yaml"), JSON.stringify(HOSTILE_REPLIES));
@@ -72,15 +87,26 @@ export async function makeViewerRuns(root: string): Promise<ViewerRuns> {
       .replace("../fixtures/workspaces/greeter", "greeter-to-tamper")
       .replace("../fixtures/replies/", `${join(here, "fixtures/replies")}/`),
   );
-  await cp(join(here, "fixtures/workspaces/greeter"), join(root, "greeter-to-tamper"), { recursive: true });
+  await cp(join(here, "fixtures/workspaces/greeter"), join(root, "greeter-to-tamper"), {
+    recursive: true,
+  });
   const recorded = join(root, "recorded");
   await agentRun(["--offline", "-o", recorded, "add-farewell.yaml"], 0, root);
   // The edit of step 3 no longer finds its text: the replay's result differs there.
-  await writeFile(join(root, "greeter-to-tamper/README.md"), "# greeter\n\nTampered after the run.\n");
+  await writeFile(
+    join(root, "greeter-to-tamper/README.md"),
+    "# greeter\n\nTampered after the run.\n",
+  );
   const replays = join(root, "replays");
   await mkdir(replays, { recursive: true });
   await agentRun(
-    ["replay", "--allow-changed-workspace", "-o", replays, join(recorded, "add-farewell/transcript.jsonl")],
+    [
+      "replay",
+      "--allow-changed-workspace",
+      "-o",
+      replays,
+      join(recorded, "add-farewell/transcript.jsonl"),
+    ],
     1,
     root,
   );

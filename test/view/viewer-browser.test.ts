@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -69,6 +69,19 @@ describe.runIf(shouldRunBrowserTests())(
       await rm(root, { recursive: true, force: true });
     });
 
+    test("the harness itself: a page's request for anything but its own file is refused and seen", async () => {
+      const file = join(root, "leaky.html");
+      await writeFile(
+        file,
+        '<main><h1>leaky</h1><img src="https://example.com/x.png" alt=""></main>',
+      );
+      const viewer = await openViewer(browser, file);
+      await viewer.page.waitForLoadState("load");
+
+      expect(viewer.refused).toEqual(["https://example.com/x.png"]);
+      await viewer.page.close();
+    });
+
     test("the batch table lists every task, with the totals; a screenshot is saved", async () => {
       const { page } = await open(files.batch);
       const names = await page.locator("table.tasks tbody th a").allTextContents();
@@ -116,6 +129,7 @@ describe.runIf(shouldRunBrowserTests())(
     test("clicking a task shows its timeline, with its subagent nested under its call", async () => {
       const { page } = await open(files.batch);
       await page.getByRole("link", { name: "subagent-greet-french" }).click();
+    await page.locator("h1", { hasText: "subagent-greet-french" }).waitFor();
 
       await expect(page.locator("h1").textContent()).resolves.toBe("subagent-greet-french");
       expect(await page.locator("#timeline section.step > h3").allTextContents()).toEqual([
@@ -143,6 +157,7 @@ describe.runIf(shouldRunBrowserTests())(
     test("a long output is folded; it unfolds, shows all, and folds again", async () => {
       const { page } = await open(files.batch);
       await page.getByRole("link", { name: "hostile" }).click();
+    await page.locator("h1", { hasText: "hostile" }).waitFor();
       const fold = page.locator("details.fold", { hasText: "bash output" });
       const pre = fold.locator("pre");
 
@@ -208,6 +223,7 @@ describe.runIf(shouldRunBrowserTests())(
     test("hostile model text and file names are shown as text, and nothing of them runs", async () => {
       const { page } = await open(files.batch);
       await page.getByRole("link", { name: "hostile" }).click();
+    await page.locator("h1", { hasText: "hostile" }).waitFor();
       await page.locator("details.reasoning summary").click();
 
       const main = (await page.locator("main").textContent()) ?? "";
