@@ -148,16 +148,22 @@ function resultText(content: string | readonly { type: string }[] | undefined): 
 export function describeInput(input: unknown): string {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return prettyJson(input);
   const entries = Object.entries(input);
-  if (!entries.every(([, value]) => value === null || typeof value !== "object")) {
+  if (
+    !entries.every(([, value]) => isPlain(value) || (Array.isArray(value) && value.every(isPlain)))
+  ) {
     return prettyJson(input);
   }
   return entries
     .map(([key, value]) =>
       typeof value === "string" && value.includes("\n")
-        ? `${key}: |\n${value.replace(/^/gm, "  ")}`
+        ? `${key}: |\n${value.replace(/\n$/, "").replace(/^/gm, "  ")}`
         : `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`,
     )
     .join("\n");
+}
+
+function isPlain(value: unknown): boolean {
+  return value === null || typeof value !== "object";
 }
 
 function prettyJson(value: unknown): string {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
+import type { ViewPage } from "../../src/view/view-data.js";
 import {
   blockStartingWith,
   commandBlocks,
@@ -30,6 +31,7 @@ const CI_DOC = await readFile("docs/ci.md", "utf8");
 const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
   "README.md": {
     'npm ci && npm run build && node bin/agent-run.js --offline "tasks/*.yaml"': "quick start",
+    "node bin/agent-run.js view agent-runs -o view.html": "viewer of the quick start",
     "npm test": "not run: it is this suite",
     "export ANTHROPIC_API_KEY=sk-ant-...": "the real API",
     'agent-run --offline "tasks/*.yaml"': "on PATH",
@@ -38,6 +40,8 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
     "# every task that did not pass, with its status": "README jq",
     "# workspace is a repository's root, or not inside a repository:": "git apply",
     "$ agent-run report --compare /tmp/base /tmp/new": "compare",
+    "agent-run view agent-runs -o view.html                          # the quick start's batch":
+      "viewer commands",
     "$ agent-run --offline tasks/*.yaml --out /tmp/b -j 1      # Ctrl-C during the second task, exit 130":
       "not run: the example tasks end before a Ctrl-C lands; test/cli/interrupted-batch.test.ts interrupts a batch at a task that waits, then resumes it",
     "$ agent-run --offline tasks/fix-failing-test.yaml --max-steps 2 --out /tmp/d3    # max_steps, exit 1":
@@ -157,6 +161,21 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     expect(comparableOutput(quickStart.stdout.trimEnd())).toEqual(comparableOutput(shown.text));
   });
 
+  test("the viewer after it: one file with the ten tasks, their timelines and their diffs", async () => {
+    const block = blockLabelled("README.md", "viewer of the quick start");
+    const run = await box.sh(block.text);
+
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(run.stdout).toMatch(/^view\.html: 10 tasks, [\d.]+ KiB; open it in a browser/);
+    const page = await viewerPage(join(box.root, "view.html"));
+    const runs = page.batches[0]?.tasks.map((task) => task.runs[0]) ?? [];
+    expect(runs).toHaveLength(10);
+    for (const taskRun of runs) {
+      expect(taskRun?.timeline?.agent.steps.length).toBeGreaterThan(2);
+      expect(taskRun?.changes.files.some((file) => file.lines.length > 0)).toBe(true);
+    }
+  });
+
   test("its progress lines for fix-failing-test are the ones README shows, durations aside", () => {
     const shown = fencedBlocks(README).find((block) =>
       block.text.startsWith("[fix-failing-test] started ("),
@@ -266,6 +285,27 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     );
   });
 
+  test("the viewer commands write their pages: the batch, the flipped task, the replay", async () => {
+    const block = blockLabelled("README.md", "viewer commands");
+    await box.sh("agent-run replay agent-runs/fix-failing-test/transcript.jsonl");
+    const runs = [];
+    for (const command of block.text.split("\n"))
+      runs.push(await box.sh(command.replaceAll("/tmp/", "")));
+
+    expect(runs.map((run) => [run.code, run.stderr])).toEqual([
+      [0, ""],
+      [0, ""],
+      [0, ""],
+    ]);
+    expect((await viewerPage(join(box.root, "view.html"))).batches[0]?.tasks).toHaveLength(10);
+    const compare = await viewerPage(join(box.root, "compare.html"));
+    expect(compare.compare?.rows.filter((row) => row.flip !== null)).toEqual([
+      expect.objectContaining({ name: "fix-failing-test", flip: "pass_to_fail" }),
+    ]);
+    const replays = await viewerPage(join(box.root, "replays.html"));
+    expect(replays.batches[0]?.tasks[0]?.runs[0]?.divergence).toMatchObject({ divergentSteps: [] });
+  });
+
   test("the JUnit example is what report --junit writes for that max_steps run", async () => {
     const shown = fencedBlocks(README).find((block) => block.lang === "xml")?.text ?? "";
     await box.sh("agent-run report new --junit new.xml");
@@ -366,7 +406,7 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
   });
 
   test("try it locally: the job summary and the step outputs are the ones shown", () => {
-    const summary = blockStartingWith(CI_DOC, "## agent-run").text.split("\n");
+    const summary = here(blockStartingWith(CI_DOC, "## agent-run").text).split("\n");
     const shown = summary.slice(0, summary.indexOf("…"));
     const printed = comparableOutput(local.stdout);
     const start = printed.indexOf("## agent-run");
@@ -432,6 +472,13 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
     );
   });
 });
+
+/** The data of a viewer page, read back from its HTML file. */
+async function viewerPage(file: string): Promise<ViewPage> {
+  const html = await readFile(file, "utf8");
+  const json = /<script type="application\/json" id="view-data">(.*?)<\/script>/s.exec(html)?.[1];
+  return JSON.parse(json ?? "null") as ViewPage;
+}
 
 /** An in-process io whose stdout breaks: a bug in agent-run's own code, as far as `main` can tell. */
 function brokenStdoutIo(err: string[]): CliIo {

@@ -90,7 +90,7 @@ describe.runIf(shouldRunBrowserTests())("the viewer's size", { timeout: 180_000 
     await expect(folded.locator("pre").textContent()).resolves.toMatch(
       /^ok 1 - case 0 of step 200/,
     );
-    const nodes = await page.evaluate(() => document.querySelectorAll("*").length);
+    const nodes = await page.evaluate('document.querySelectorAll("*").length');
 
     expect({ errors, refused }).toEqual({ errors: [], refused: [] });
     expect(loadMs).toBeLessThan(15_000);

@@ -71,7 +71,7 @@ export function runChart(steps) {
       svgEl("polyline", { class: "cost-line", points: points.join(" ") }),
     ],
   );
-  const legend = `Bars: tokens per step, a subagent's in its task call's step (highest ${formatCount(maxTokens)}). Line: the estimated cost so far (reaching ${formatCost(maxCost)}).`;
+  const legend = `Bars: tokens per step, a subagent's counted in the step of its task call (highest ${formatCount(maxTokens)}). Line: the estimated cost so far (reaching ${formatCost(maxCost)}).`;
   return el("figure", { class: "chart-figure" }, [
     svg,
     el("figcaption", { class: "muted", text: legend }),

@@ -88,12 +88,12 @@ function callView(call, context) {
   return el("div", { class: "call" }, [
     head,
     longText(call.input, `${call.name} input`),
+    call.subagent === null ? null : subagentView(call.subagent, context),
     result === null
       ? null
       : longText(result.output, `${call.name} output`, {
           tone: result.isError ? "error" : undefined,
         }),
-    call.subagent === null ? null : subagentView(call.subagent, context),
   ]);
 }
 
