@@ -22,9 +22,22 @@ export async function loadBatchPage(
   paths: readonly string[],
   options: ViewOptions,
 ): Promise<ViewPage> {
-  const context = pageContext(options);
   const label = paths.map(options.showPath).join(", ");
-  const { batch } = await loadBatch(label, paths, context, options);
+  const { runs, warnings } = await loadRuns(paths, options);
+  return buildBatchPage(label, runs, { ...options, warnings });
+}
+
+/**
+ * The page of runs already read; a task's several runs (trials) are grouped under it. Exported
+ * for runs read otherwise than by `loadRunSummaries` (the tests' trials, for one).
+ */
+export async function buildBatchPage(
+  label: string,
+  runs: readonly RunSummary[],
+  options: ViewOptions & { warnings?: readonly string[] },
+): Promise<ViewPage> {
+  const context = { ...pageContext(options), warnings: options.warnings ?? [] };
+  const batch = await buildBatchView(label, runs, context);
   return finishPage(`agent-run: ${label}`, [batch], null, options.redact);
 }
 
@@ -57,13 +70,18 @@ async function loadBatch(
   context: RunViewContext,
   options: ViewOptions,
 ): Promise<{ batch: ViewBatch; runs: RunSummary[] }> {
+  const { runs, warnings } = await loadRuns(paths, options);
+  return { batch: await buildBatchView(label, runs, { ...context, warnings }), runs };
+}
+
+/** The runs under `paths`, and the warnings about folders left out (also passed on). */
+async function loadRuns(paths: readonly string[], options: ViewOptions) {
   const warnings: string[] = [];
   const onWarning = (message: string) => {
     warnings.push(message);
     options.onWarning(message);
   };
-  const runs = await loadRunSummaries(paths, { onWarning });
-  return { batch: await buildBatchView(label, runs, { ...context, warnings }), runs };
+  return { runs: await loadRunSummaries(paths, { onWarning }), warnings };
 }
 
 /** The page, with every string passed through `redact` (the texts were redacted before their cut too). */

@@ -1,8 +1,10 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { clientScript, clientStyle } from "../../src/view/client-assets.js";
 import { embedJson } from "../../src/view/render-html.js";
 import type { ViewPage } from "../../src/view/view-data.js";
 import { runCli } from "../helpers/run-cli.js";
+import { spawnCli } from "../helpers/spawn-cli.js";
 import { type TmpWorkspace, tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 /** A tool result that holds a value the environment names a secret (it was not one at the run). */
@@ -82,6 +84,17 @@ describe("agent-run view", () => {
       expect(run.exitCode, argv.join(" ")).toBe(2);
       expect(run.stderr).toContain(message);
     }
+  });
+});
+
+describe("the built CLI", () => {
+  test("writes the viewer with the client script and styles of this checkout, from its bundle alone", async () => {
+    const run = await spawnCli(["view", dir.path("runs"), "-o", dir.path("built.html")], {});
+
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    const html = await readFile(dir.path("built.html"), "utf8");
+    expect(html).toContain(`<script>${clientScript()}</script>`);
+    expect(html).toContain(`<style>${clientStyle()}</style>`);
   });
 });
 

@@ -49,6 +49,10 @@ export type ViewerRuns = {
   hostile: string;
   /** add-farewell replayed after its workspace's README changed: it diverges at step 3. */
   replays: string;
+  /** fix-failing-test as `with-retries`, its second call retried twice after a context trim. */
+  events: string;
+  /** add-farewell run twice, as trials: `trial-1` passed, `trial-2` stopped by max_steps. */
+  trials: string;
 };
 
 /** Runs the built binary and fails the test when it does not end with `code`. */
@@ -110,5 +114,66 @@ export async function makeViewerRuns(root: string): Promise<ViewerRuns> {
     1,
     root,
   );
-  return { batch, stopped, hostile, replays };
+  const events = await writeEventsRun(join(batch, "fix-failing-test"), join(root, "events"));
+  const trials = join(root, "trials/add-farewell");
+  await cp(join(batch, "add-farewell"), join(trials, "trial-1"), { recursive: true });
+  await cp(join(stopped, "fix-failing-test"), join(trials, "trial-2"), { recursive: true });
+  const second = JSON.parse(await readFile(join(trials, "trial-2/summary.json"), "utf8"));
+  await writeFile(
+    join(trials, "trial-2/summary.json"),
+    JSON.stringify({ ...second, name: "add-farewell" }),
+  );
+  return { batch, stopped, hostile, replays, events, trials };
+}
+
+/**
+ * A copy of a run named `with-retries` whose transcript has, before its second call, a context
+ * trim and two retries, in the shapes the transcript reader reads (docs/transcript.md).
+ */
+async function writeEventsRun(template: string, out: string): Promise<string> {
+  const lines = (await readFile(join(template, "transcript.jsonl"), "utf8"))
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  const common = {
+    session_id: lines[0].session_id,
+    uuid: "00000000-0000-4000-8000-000000000000",
+    at: lines[0].at,
+  };
+  const retry = (attempt: number) => ({
+    type: "system",
+    subtype: "api_retry",
+    attempt,
+    max_retries: 4,
+    retry_delay_ms: 500 * attempt,
+    error_status: 529,
+    error: "overloaded",
+    error_message: "Overloaded",
+    step: 2,
+    ...common,
+  });
+  const trim = {
+    type: "system",
+    subtype: "compact_boundary",
+    compact_metadata: { trigger: "auto", pre_tokens: 31_840, post_tokens: 20_950 },
+    removed_tool_results: 3,
+    context_max_tokens: 30_000,
+    step: 2,
+    ...common,
+  };
+  const second = lines.findIndex((line) => line.type === "assistant" && line.step === 2);
+  lines.splice(second, 0, trim, retry(1), retry(2));
+  lines[0] = { ...lines[0], task: { ...lines[0].task, name: "with-retries" } };
+  const folder = join(out, "with-retries");
+  await cp(template, folder, { recursive: true });
+  await writeFile(
+    join(folder, "transcript.jsonl"),
+    `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`,
+  );
+  const summary = JSON.parse(await readFile(join(template, "summary.json"), "utf8"));
+  await writeFile(
+    join(folder, "summary.json"),
+    JSON.stringify({ ...summary, name: "with-retries" }),
+  );
+  return out;
 }

@@ -53,6 +53,7 @@ describe("renderViewHtml", () => {
     );
     expect(html).toContain(`<script>${clientScript()}</script>`);
     expect(html).toContain(`<style>${clientStyle()}</style>`);
+    expect(clientStyle()).toMatch(/:focus-visible \{/);
     const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1];
     expect(policy?.split("; ")).toEqual([
       "default-src 'none'",

@@ -2,6 +2,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadRunSummaries } from "../../src/report/load-runs.js";
+import { buildBatchPage } from "../../src/view/load-view.js";
+import { renderViewHtml } from "../../src/view/render-html.js";
 import {
   launchBrowser,
   openViewer,
@@ -26,7 +29,26 @@ const ARTIFACTS = resolve("test-artifacts/viewer");
 let root = "";
 let runs: ViewerRuns;
 let browser: TestBrowser;
-const files = { batch: "", compare: "", replays: "" };
+const files = { batch: "", compare: "", replays: "", trials: "" };
+
+/**
+ * A viewer of trials, built in-process from the runs read one folder at a time: until
+ * `loadRunSummaries` reads `trial-<n>` folders, nothing else hands the viewer a task run twice.
+ */
+async function writeTrialsViewer(): Promise<string> {
+  const trials = await Promise.all(
+    ["trial-1", "trial-2"].map(async (trial) => loadRunSummaries([join(runs.trials, trial)])),
+  );
+  const options = {
+    redact: (text: string) => text,
+    onWarning: () => {},
+    showPath: (path: string) => path,
+  };
+  const page = await buildBatchPage("trials", trials.flat(), options);
+  const file = join(root, "trials.html");
+  await writeFile(file, renderViewHtml(page));
+  return file;
+}
 
 /** Writes a viewer with the built binary; returns its path. */
 async function writeViewer(name: string, args: string[]): Promise<string> {
@@ -62,9 +84,10 @@ describe.runIf(shouldRunBrowserTests())(
     beforeAll(async () => {
       root = await mkdtemp(join(tmpdir(), "agent-run-viewer-"));
       runs = await makeViewerRuns(root);
-      files.batch = await writeViewer("batch.html", [runs.batch, runs.hostile]);
+      files.batch = await writeViewer("batch.html", [runs.batch, runs.hostile, runs.events]);
       files.compare = await writeViewer("compare.html", ["--compare", runs.batch, runs.stopped]);
       files.replays = await writeViewer("replays.html", [runs.replays]);
+      files.trials = await writeTrialsViewer();
       browser = await launchBrowser();
       await mkdir(ARTIFACTS, { recursive: true });
     }, 120_000);
@@ -99,12 +122,12 @@ describe.runIf(shouldRunBrowserTests())(
       const folders = (await readdir(runs.batch, { withFileTypes: true }))
         .filter((entry) => entry.isDirectory())
         .map((entry) => entry.name);
-      expect(names).toEqual([...folders, "hostile"].sort());
+      expect(names).toEqual([...folders, "hostile", "with-retries"].sort());
       await expect(page.locator("table.tasks tfoot").textContent()).resolves.toMatch(
-        /11 tasks.*11\/11/,
+        /12 tasks.*12\/12/,
       );
       await expect(page.locator("p.totals").textContent()).resolves.toMatch(
-        /^11\/11 passed \(100%\)/,
+        /^12\/12 passed \(100%\)/,
       );
       await page.screenshot({ path: join(ARTIFACTS, "batch.png"), fullPage: true });
     });
@@ -162,6 +185,58 @@ describe.runIf(shouldRunBrowserTests())(
         /^\+/,
       );
       await page.screenshot({ path: join(ARTIFACTS, "task.png"), fullPage: true });
+    });
+
+    test("retries and a context trim before their step, a limit line and the plan's progress after theirs", async () => {
+      const { page } = await open(files.batch);
+      await page.getByRole("link", { name: "with-retries" }).click();
+      await page.locator("h1", { hasText: "with-retries" }).waitFor();
+      const events = await page.locator("#step-1 > .event").allTextContents();
+      expect(events).toEqual([
+        "context trimmed 3 tool results removed from what is sent (about 31,840 → 20,950 tokens)",
+        "retry attempt 1 of 4, after 500ms (HTTP 529): overloaded: Overloaded",
+        "retry attempt 2 of 4, after 1s (HTTP 529): overloaded: Overloaded",
+      ]);
+
+      const stopped = await open(files.compare, "#/b/1/t/2");
+      await expect(stopped.page.locator("h1").textContent()).resolves.toBe("fix-failing-test");
+      await expect(stopped.page.locator("#step-1 > .event").textContent()).resolves.toBe(
+        "limit reached max_steps: 2 of 2",
+      );
+      const plan = await open(files.batch, "#/b/0/t/5");
+      await expect(plan.page.locator("h1").textContent()).resolves.toBe("plan-add-subtract");
+      const progress = await plan.page
+        .locator(".event.plan > progress")
+        .evaluateAll((bars) =>
+          bars.map((bar) => `${bar.getAttribute("value")}/${bar.getAttribute("max")}`),
+        );
+      expect(progress.at(-1)).toBe("3/3");
+      expect(progress.length).toBeGreaterThan(1);
+    });
+
+    test("trials: the pass count, the flaky mark and filter, a link to each trial's run", async () => {
+      const { page } = await open(files.trials);
+      const row = page.locator("table.tasks tbody tr");
+
+      expect(await row.locator("td").allTextContents()).toEqual([
+        expect.stringMatching(/^mixed.*flaky$/),
+        "1/2 FAILED",
+        expect.any(String),
+        "-",
+        expect.any(String),
+        expect.any(String),
+        expect.any(String),
+        expect.any(String),
+        "2 (50% passed)",
+      ]);
+      await page.getByLabel("Show").selectOption("flaky");
+      await expect(row.count()).resolves.toBe(1);
+      await page.getByRole("link", { name: "add-farewell" }).click();
+      await page.getByRole("link", { name: "trial 2 FAILED" }).click();
+      await page.locator("nav.trials a[aria-current=page]", { hasText: "trial 2" }).waitFor();
+      await expect(page.locator("dl.facts dd").first().textContent()).resolves.toBe(
+        "max_steps FAILED",
+      );
     });
 
     test("a long output is folded; it unfolds, shows all, and folds again", async () => {
