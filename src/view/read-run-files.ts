@@ -3,12 +3,10 @@ import { formatCount } from "../format.js";
 import { readHead } from "../fs/read-head.js";
 import { DIVERGENCE_FILE, DivergenceJsonSchema } from "../replay/divergence-json.js";
 import type { RunChangedFile } from "../report/run-summary.js";
+import { PATCH_FILE } from "../run/run-folder.js";
 import { splitPatch } from "./patch-files.js";
 import type { TextClipper } from "./view-bounds.js";
 import type { ViewBounds, ViewChanges, ViewDivergence, ViewFile } from "./view-data.js";
-
-/** The patch's file in a run folder (a fixed name, never one a file says). */
-const PATCH_FILE = "changes.patch";
 
 /** Most bytes of `divergence.json` read: its texts are bounded by the page's fields anyway. */
 const MAX_DIVERGENCE_BYTES = 8 * 1024 * 1024;

@@ -3,14 +3,12 @@ import { z } from "zod";
 import { messageOf } from "../errors.js";
 import { readHead } from "../fs/read-head.js";
 import type { PriceTable } from "../model/pricing.js";
+import { TRANSCRIPT_FILE } from "../run/run-folder.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { parseTranscript } from "../transcript/reader.js";
 import { buildAgents } from "./timeline.js";
 import type { TextClipper } from "./view-bounds.js";
 import type { ViewBounds, ViewTimeline } from "./view-data.js";
-
-/** The transcript's file in a run folder: a fixed name, never one a file says. */
-export const TRANSCRIPT_FILE = "transcript.jsonl";
 
 /** The init line's fields the viewer reads beside the reader's schema (loose there). */
 const InitExtrasSchema = z.object({
@@ -33,6 +31,7 @@ export async function readTimeline(
   folder: string,
   context: { clip: TextClipper; prices: PriceTable; bounds: ViewBounds },
 ): Promise<TimelineRead> {
+  // Fixed names in the run folder, never a name a file says.
   const file = join(folder, TRANSCRIPT_FILE);
   const head = await readHead(file, context.bounds.maxTranscriptBytes);
   if (head === undefined) return { problem: "the run folder has no transcript.jsonl" };

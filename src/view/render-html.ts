@@ -6,8 +6,8 @@ import type { ViewPage } from "./view-data.js";
  * The viewer as one HTML file: the page's data as JSON in a `<script type="application/json">`
  * (never executed; every `<` escaped, so no text in it can close the element), the client script
  * and the stylesheet inline. Its Content-Security-Policy allows that script and that stylesheet
- * only (by hash) and no connection, image or frame from anywhere: the file works from `file://`
- * with the network off, and text that got into the markup could run nothing.
+ * (by hash) and nothing else, no connection, image or frame: the file works from `file://` with
+ * the network off, and text that got into the markup could run nothing.
  */
 export function renderViewHtml(page: ViewPage): string {
   const script = clientScript();
@@ -16,7 +16,6 @@ export function renderViewHtml(page: ViewPage): string {
     "default-src 'none'",
     `script-src '${sha256(script)}'`,
     `style-src '${sha256(style)}'`,
-    "img-src data:",
     "base-uri 'none'",
     "form-action 'none'",
   ].join("; ");

@@ -145,7 +145,7 @@ function resultText(content: string | readonly { type: string }[] | undefined): 
  * string of several lines as an indented block, as an edit's old and new text read best), anything
  * nested as indented JSON.
  */
-export function describeInput(input: unknown): string {
+function describeInput(input: unknown): string {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return prettyJson(input);
   const entries = Object.entries(input);
   if (

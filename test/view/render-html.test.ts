@@ -59,7 +59,6 @@ describe("renderViewHtml", () => {
       "default-src 'none'",
       `script-src '${hash(clientScript())}'`,
       `style-src '${hash(clientStyle())}'`,
-      "img-src data:",
       "base-uri 'none'",
       "form-action 'none'",
     ]);
