@@ -12,10 +12,26 @@ import type { ViewBounds, ViewChanges, ViewDivergence, ViewFile } from "./view-d
 const MAX_DIVERGENCE_BYTES = 8 * 1024 * 1024;
 
 /**
- * A run's changed files (as `summary.json` lists them) with their diff from `changes.patch`:
- * the patch's text is bounded like any field, so a huge diff is cut, and the note says so.
+ * A run's changed files (as `summary.json` lists them, at most `maxChangedFiles`) with their diff
+ * from `changes.patch`: the patch's text is bounded like any field, so a huge diff is cut, and
+ * the note says so.
  */
 export async function readChanges(
+  folder: string,
+  listed: readonly RunChangedFile[],
+  context: { clip: TextClipper; bounds: ViewBounds },
+): Promise<ViewChanges> {
+  const { files, note } = await readDiffs(folder, listed, context);
+  const shown = files.slice(0, context.bounds.maxChangedFiles);
+  const more =
+    files.length > shown.length
+      ? `${formatCount(files.length - shown.length)} more changed files are not shown (summary.json lists them).`
+      : null;
+  return { files: shown, note: [note, more].filter((text) => text !== null).join(" ") || null };
+}
+
+/** The listed files with their diff lines from `changes.patch`. */
+async function readDiffs(
   folder: string,
   listed: readonly RunChangedFile[],
   context: { clip: TextClipper; bounds: ViewBounds },
@@ -23,7 +39,9 @@ export async function readChanges(
   const head = await readHead(join(folder, PATCH_FILE), context.bounds.maxPatchBytes);
   if (head === undefined || "problem" in head) {
     const why =
-      head === undefined ? "the run folder has no changes.patch" : `changes.patch: ${head.problem}`;
+      head === undefined
+        ? "The run folder has no changes.patch."
+        : `changes.patch was not read: ${head.problem}.`;
     return {
       files: listed.map((file) => viewFile(file, [])),
       note: listed.length === 0 ? null : why,

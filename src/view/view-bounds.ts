@@ -14,6 +14,7 @@ export const VIEW_BOUNDS: ViewBounds = {
   maxTotalChars: 64_000_000,
   maxDiffLineChars: 2_000,
   maxSubagentDepth: 8,
+  maxChangedFiles: 2_000,
 };
 
 /** What a field keeps once the page's total is spent. */

@@ -236,6 +236,7 @@ export type ViewBounds = {
   maxTotalChars: number;
   maxDiffLineChars: number;
   maxSubagentDepth: number;
+  maxChangedFiles: number;
 };
 
 /** The whole page: one batch, or two and their comparison. */
