@@ -19,8 +19,10 @@ function sideCell(page, batchIndex, name, side) {
   ]);
 }
 
+/** `5 → 2 (-3)`, or the one value when it did not change (as `report --compare` writes it). */
 function delta(before, after, value, format) {
   if (before === null || after === null) return "";
+  if (value === 0) return format(after);
   return `${format(before)} → ${format(after)} (${formatDelta(value, format)})`;
 }
 
