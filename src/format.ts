@@ -9,6 +9,19 @@ export function formatDuration(ms: number): string {
   return seconds === 0 ? `${minutes}m` : `${minutes}m${String(seconds).padStart(2, "0")}s`;
 }
 
+/** `1 GiB`, `64 MiB`, `1.5 GiB`, `512 KiB`, `100 bytes`: sizes as the docs and messages show them. */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ["TiB", 1024 ** 4],
+    ["GiB", 1024 ** 3],
+    ["MiB", 1024 ** 2],
+    ["KiB", 1024],
+  ] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
 /** `$0.0123`, or `-` when the price is unknown. */
 export function formatCost(usd: number | null): string {
   if (usd === null) return "-";

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { formatCostCeiling, formatCount } from "../src/format.js";
+import { describe, expect, it, test } from "vitest";
+import { formatBytes, formatCostCeiling, formatCount } from "../src/format.js";
 
 describe("formatCount", () => {
   it("writes numbers as toLocaleString('en-US') does", () => {
@@ -42,6 +42,18 @@ describe("formatCostCeiling", () => {
       "$0.0000",
       "$1.00",
       "$10.00",
+    ]);
+  });
+});
+
+describe("formatBytes", () => {
+  test("shows sizes in binary units", () => {
+    expect([1024 ** 3, 64 * 1024 ** 2, 1.5 * 1024 ** 3, 512 * 1024, 100].map(formatBytes)).toEqual([
+      "1 GiB",
+      "64 MiB",
+      "1.5 GiB",
+      "512 KiB",
+      "100 bytes",
     ]);
   });
 });

@@ -33,7 +33,16 @@ export const RUN_STATUSES = [
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** The limits a run can hit; a subset of `RunStatus`. */
-export type LimitName = "max_steps" | "max_tokens" | "max_cost" | "timeout" | "budget" | "loop";
+export const LIMIT_NAMES = [
+  "max_steps",
+  "max_tokens",
+  "max_cost",
+  "timeout",
+  "budget",
+  "loop",
+] as const satisfies readonly RunStatus[];
+
+export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /**
  * A limit that has been reached, with the figures for the transcript. `unit` says which cap of the

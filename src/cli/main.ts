@@ -26,6 +26,7 @@ import {
 import { parseReportArgs, REPORT_COMMAND, type ReportArgs } from "./report-flags.js";
 import { parseRunOptions, RUN_COMMAND, type RunOptions } from "./run-flags.js";
 import { refuseMisspeltCommand, refuseUnknownFlags } from "./unknown-flags.js";
+import { parseViewArgs, VIEW_COMMAND, type ViewArgs } from "./view-flags.js";
 
 /** Every command, by the name `main` dispatches on. */
 export const COMMANDS = {
@@ -36,6 +37,7 @@ export const COMMANDS = {
   plan: PLAN_COMMAND,
   list: LIST_COMMAND,
   export: EXPORT_COMMAND,
+  view: VIEW_COMMAND,
 } as const satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
@@ -50,7 +52,8 @@ export type ValidCommand =
   | { command: "report"; options: ReportArgs }
   | { command: "plan"; options: RunOptions }
   | { command: "list"; options: ListArgs }
-  | { command: "export"; options: ExportArgs };
+  | { command: "export"; options: ExportArgs }
+  | { command: "view"; options: ViewArgs };
 
 /** The exit code for a batch: 0 only when every task passed (completed, and its checks passed). */
 export function exitCodeFor(summaries: readonly { passed: boolean }[]): number {
@@ -72,6 +75,8 @@ export function validateCommand(
       return { command: "report", options: parseReportArgs(args) };
     case "export":
       return { command: "export", options: parseExportArgs(args, env) };
+    case "view":
+      return { command: "view", options: parseViewArgs(args) };
     case "run":
       return { command: "run", options: parseRunOptions(args, env) };
     case "plan":
@@ -102,6 +107,8 @@ async function runValidCommand(
       return (await import("./commands/list.js")).listCommand(valid.options, io);
     case "export":
       return (await import("./commands/export.js")).exportCommand(valid.options, io);
+    case "view":
+      return (await import("./commands/view.js")).viewCommand(valid.options, io);
     case "run": {
       if (valid.options.isDryRun) {
         return (await import("./commands/plan.js")).planCommand(valid.options, io);

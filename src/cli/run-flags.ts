@@ -32,6 +32,8 @@ export type RunOptions = {
   isOutInWorkspaceAllowed: boolean;
   isOffline: boolean;
   isVerbose: boolean;
+  /** `--view`: write the viewer (`view.html`) in the output folder at the end. */
+  hasView: boolean;
   pricesFile: string | undefined;
   maxCostUsd: number | undefined;
   budgetUsd: number | undefined;
@@ -106,6 +108,12 @@ export const TASK_FLAGS = {
     type: "boolean",
     default: false,
     describe: "Also log the model's text and tool errors",
+  },
+  view: {
+    type: "boolean",
+    default: false,
+    describe:
+      "At the end, also write view.html in the output folder: the run viewer, one HTML file",
   },
   prices: {
     type: "string",
@@ -223,6 +231,7 @@ export function parseRunOptions(
     isOutInWorkspaceAllowed: raw["allow-out-in-workspace"] === true,
     isOffline: raw.offline === true,
     isVerbose: raw.verbose === true,
+    hasView: raw.view === true,
     pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),
     maxCostUsd: usdFlag("--max-cost", raw["max-cost"]),
     budgetUsd: usdFlag("--budget-usd", raw["budget-usd"]),

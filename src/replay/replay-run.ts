@@ -13,6 +13,7 @@ import type { McpRecording, RecordedMcpResult } from "../tools/mcp-tools.js";
 import type { RunOrigin } from "../transcript/init-line.js";
 import { hashWorkspace } from "../workspace/hash.js";
 import { createDivergenceTracker, type DivergenceReport } from "./divergence.js";
+import { DIVERGENCE_FILE, divergenceJson } from "./divergence-json.js";
 import type { RecordedRun } from "./recorded-run.js";
 import { allRecordedReplies, recordedCallsThrough } from "./recorded-steps.js";
 import { createSplicedModel } from "./spliced-model.js";
@@ -109,7 +110,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
   });
   const redact = options.redact ?? ((text: string) => text);
   await writeFile(
-    join(summary.runDir, "divergence.json"),
+    join(summary.runDir, DIVERGENCE_FILE),
     redact(`${JSON.stringify(divergenceJson(divergence), null, 2)}\n`),
   );
   return { summary, divergence };
@@ -255,28 +256,4 @@ function endLikeTheRecording(
       ? "the run was killed there; `agent-run resume` continues it"
       : `it ended with status ${status ?? "unknown"}`;
   return new ModelError(`the recording has no reply for step ${untilStep + 1} (${why})`);
-}
-
-function divergenceJson(report: DivergenceReport): Record<string, unknown> {
-  return {
-    compared_steps: report.comparedSteps,
-    divergent_steps: report.divergentSteps,
-    first_divergence:
-      report.first === undefined
-        ? null
-        : {
-            step: report.first.step,
-            subagent:
-              report.first.subagent === undefined
-                ? null
-                : {
-                    tool_use_id: report.first.subagent.toolUseId,
-                    step: report.first.subagent.step,
-                  },
-            tool_name: report.first.toolName,
-            recorded: report.first.recorded,
-            replayed: report.first.replayed,
-            diff: report.first.diff,
-          },
-  };
 }

@@ -1,18 +1,15 @@
 import { appendFile } from "node:fs/promises";
 import type { RunStatus } from "../agent/events.js";
 import type { TaskFileProblem } from "../errors.js";
-import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
+import { oneLine } from "../format.js";
 import { relativeIfInside } from "../fs/real-path.js";
 import type { SdkWarning } from "../model/model-client.js";
 import { workflowCommand } from "../workflow-commands.js";
-import type { ChangedFile } from "../workspace/changes.js";
 import { outputLines, stepOutputs } from "./github-outputs.js";
-import { markdownText } from "./markdown-text.js";
+import { jobSummary } from "./job-summary.js";
 import { createProgressReporter, firstTimeFilter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
 import type { TaskSummary } from "./summary.js";
-
-const MAX_HEADLINE_CHARS = 300;
 
 /** Statuses where a limit stopped the task: a warning, not an error, in the Actions UI. */
 const LIMIT_STATUSES: ReadonlySet<RunStatus> = new Set([
@@ -140,57 +137,6 @@ function statusAnnotation(summary: TaskSummary, root: string | undefined): Annot
 }
 
 /**
- * The job summary: the report, then each task's changed files, folded. GitHub drops a step's
- * summary over 1 MiB whole, so each task lists at most `MAX_FILES_SHOWN` files, and the file
- * lists are left out when the summary would still be too large; `summary.json` has them all.
- * File names and statuses are shown as text (`markdownText`), never as Markdown or HTML.
- */
-export function jobSummary(reportMarkdown: string, summaries: readonly TaskSummary[]): string {
-  const head = ["## agent-run", "", reportMarkdown, ""];
-  const full = [...head, "### Changed files", "", ...summaries.map(changedFilesDetails), ""];
-  const text = full.join("\n");
-  if (Buffer.byteLength(text) <= MAX_SUMMARY_BYTES) return text;
-  const note =
-    "The changed files are left out: listed here they would pass GitHub's 1 MiB limit for a job summary. Each task's `summary.json` lists them.";
-  return [...head, "### Changed files", "", note, ""].join("\n");
-}
-
-/** Files listed per task in the job summary; the rest are counted. */
-const MAX_FILES_SHOWN = 100;
-
-/** Under GitHub's 1 MiB per step, with room for what the step writes besides. */
-const MAX_SUMMARY_BYTES = 900 * 1024;
-
-function changedFilesDetails(summary: TaskSummary): string {
-  const files = summary.changedFiles
-    .slice(0, MAX_FILES_SHOWN)
-    .map(
-      (file) =>
-        `| ${markdownText(file.path)} | ${markdownText(describeChange(file))} | ${file.binary ? "binary" : `+${file.additions} −${file.deletions}`} |`,
-    );
-  const more = summary.changedFiles.length - files.length;
-  const rest = more > 0 ? [`\n${formatCount(more)} more; \`summary.json\` lists every file.`] : [];
-  const body =
-    files.length === 0
-      ? "No files changed."
-      : ["| file | change | lines |", "| --- | --- | --- |", ...files, ...rest].join("\n");
-  const headline = `${summary.name}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
-  return `<details><summary>${escapeHtml(oneLine(headline, MAX_HEADLINE_CHARS))}</summary>\n\n${body}\n\n</details>`;
-}
-
-/** A file's status, with its mode change when it has one: `modified, mode 100644 → 100755`. */
-function describeChange(file: ChangedFile): string {
-  return file.mode === undefined
-    ? file.status
-    : `${file.status}, mode ${file.mode.before} → ${file.mode.after}`;
-}
-
-/** Inside `<summary>` (an HTML block) Markdown is not parsed; only HTML's own characters matter. */
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/**
  * The log under GitHub Actions (`GITHUB_ACTIONS=true`): each task's lines in a `::group::`, then
  * annotations, the job summary and the step outputs. One task at a time streams inside its group;
  * with several, each group is written whole at the task's end, so groups never interleave.
@@ -230,8 +176,8 @@ export function createGithubReporter(
       }
       writeCommand(workflowCommand("endgroup", {}, ""));
     },
-    onBatchEnd: (summaries, reportMarkdown, outDir) =>
-      writeGithubFiles(io, { summaries, sdkWarnings }, reportMarkdown, outDir),
+    onBatchEnd: (summaries, reportMarkdown, outDir, viewFile) =>
+      writeGithubFiles(io, { summaries, sdkWarnings, viewFile }, reportMarkdown, outDir),
   };
 }
 
@@ -253,7 +199,11 @@ export function groupTitle(summary: TaskSummary): string {
 /** Annotations on stderr, the job summary to `$GITHUB_STEP_SUMMARY`, outputs to `$GITHUB_OUTPUT`. */
 async function writeGithubFiles(
   io: ReportIo,
-  batch: { summaries: readonly TaskSummary[]; sdkWarnings: readonly SdkWarning[] },
+  batch: {
+    summaries: readonly TaskSummary[];
+    sdkWarnings: readonly SdkWarning[];
+    viewFile: string | undefined;
+  },
   reportMarkdown: string,
   outDir: string,
 ): Promise<void> {
@@ -263,10 +213,10 @@ async function writeGithubFiles(
     (io.writeCommand ?? io.writeErr)(line);
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== "")
-    await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries)));
+    await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries, batch.viewFile)));
   const outputFile = io.env.GITHUB_OUTPUT;
   if (outputFile === undefined || outputFile === "") return;
-  const { outputs, warning } = stepOutputs(summaries, outDir);
+  const { outputs, warning } = stepOutputs(summaries, outDir, batch.viewFile);
   if (warning !== undefined) {
     const properties = { title: "agent-run: structured_output left out" };
     (io.writeCommand ?? io.writeErr)(workflowCommand("warning", properties, warning));

@@ -16,11 +16,15 @@ export type StepOutputs = {
 };
 
 /**
- * The batch's outputs, and `structured_output` when a task has one: every such task's object by
+ * The batch's outputs (`view`: the viewer `run --view` wrote), and `structured_output` when a task has one: every such task's object by
  * task name, as compact JSON. Compact JSON is one line (JSON escapes line breaks in strings), so
  * it needs no heredoc; past `MAX_OUTPUT_VALUE_BYTES` it is left out with a warning.
  */
-export function stepOutputs(summaries: readonly TaskSummary[], outDir: string): StepOutputs {
+export function stepOutputs(
+  summaries: readonly TaskSummary[],
+  outDir: string,
+  viewFile?: string,
+): StepOutputs {
   const passed = summaries.filter((summary) => summary.passed).length;
   const cost = summaries.reduce((sum, summary) => sum + (summary.costUsd ?? 0), 0);
   const outputs: Record<string, string | number> = {
@@ -32,6 +36,8 @@ export function stepOutputs(summaries: readonly TaskSummary[], outDir: string): 
     unpriced_tasks: summaries.filter((summary) => summary.costUsd === null).length,
     report: join(outDir, "report.json"),
     out: outDir,
+    // Where `run --view` wrote the viewer, when it did.
+    ...(viewFile === undefined ? {} : { view: viewFile }),
   };
   const structured = summaries.flatMap((summary) =>
     summary.structuredOutput === undefined ? [] : [[summary.name, summary.structuredOutput]],

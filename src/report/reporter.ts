@@ -13,11 +13,15 @@ export type Reporter = {
   onEvent?(name: string, event: AgentEvent): void;
   onCheck?(name: string, check: CheckResult): void;
   onTaskEnd?(summary: TaskSummary): void;
-  /** After the batch, with its report as Markdown (the table printed on stdout). */
+  /**
+   * After the batch, with its report as Markdown (the table printed on stdout), and the viewer's
+   * file when `--view` wrote one.
+   */
   onBatchEnd?(
     summaries: readonly TaskSummary[],
     reportMarkdown: string,
     outDir: string,
+    viewFile?: string,
   ): Promise<void>;
 };
 
@@ -65,8 +69,12 @@ export function withRedactedInput<R extends Reporter>(
       onTaskEnd: (summary: TaskSummary) => reporter.onTaskEnd?.(clean(summary)),
     }),
     ...(reporter.onBatchEnd && {
-      onBatchEnd: (summaries: readonly TaskSummary[], markdown: string, outDir: string) =>
-        reporter.onBatchEnd?.(clean(summaries), markdown, outDir) ?? Promise.resolve(),
+      onBatchEnd: (
+        summaries: readonly TaskSummary[],
+        markdown: string,
+        outDir: string,
+        viewFile?: string,
+      ) => reporter.onBatchEnd?.(clean(summaries), markdown, outDir, viewFile) ?? Promise.resolve(),
     }),
   };
 }

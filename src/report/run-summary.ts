@@ -34,6 +34,31 @@ const CheckSchema = CheckJsonSchema.extend({
   durationMs: check.duration_ms,
 }));
 
+/**
+ * A changed file as read back: its path, and what the viewer shows of it when recorded (a newer
+ * agent-run's statuses still load).
+ */
+const ChangedFileReadSchema = z
+  .looseObject({
+    path: z.string(),
+    status: z.string().optional(),
+    binary: z.boolean().optional(),
+    additions: z.number().optional(),
+    deletions: z.number().optional(),
+    mode: z.object({ before: z.string(), after: z.string() }).optional(),
+  })
+  .transform((file) => ({
+    path: file.path,
+    status: file.status ?? "modified",
+    binary: file.binary ?? false,
+    additions: file.additions ?? 0,
+    deletions: file.deletions ?? 0,
+    mode: file.mode ?? null,
+  }));
+
+/** A changed file of a run, as `summary.json` recorded it. */
+export type RunChangedFile = z.infer<typeof ChangedFileReadSchema>;
+
 /** The figures of a limit a completed run's final answer went past. */
 export type LimitExceededJson = z.infer<typeof LimitExceededReadSchema>;
 
@@ -57,7 +82,7 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     status: z.string().min(1),
     passed: z.boolean().optional(),
     usage: UsageReadSchema,
-    changed_files: z.array(z.looseObject({ path: z.string() })),
+    changed_files: z.array(ChangedFileReadSchema),
     checks: z.array(CheckSchema).default([]),
     limit_exceeded_by_final_reply: LimitExceededReadSchema.nullable().default(null),
     // Only the progress: a report shows how much of the plan was done.
@@ -76,6 +101,7 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     costUsd: run.cost_usd,
     durationMs: run.duration_ms,
     changedFileCount: run.changed_files.length,
+    changedFiles: run.changed_files,
     checks: run.checks,
     limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
     // Absent: no plan tool; null: the tool, but no plan written.

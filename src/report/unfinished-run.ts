@@ -47,6 +47,7 @@ export async function readUnfinishedRun(
     costUsd: null,
     durationMs: 0,
     changedFileCount: 0,
+    changedFiles: [],
     checks: [],
     limitExceededByFinalReply: null,
     plan: undefined,

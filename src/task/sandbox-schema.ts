@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_SANDBOX_LIMITS, formatBytes } from "../tools/sandbox.js";
+import { formatBytes } from "../format.js";
+import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { byteSize, positiveInt } from "./schema-fields.js";
 
 /** A task's `sandbox` field: whether bash, command tools and run checks run under bubblewrap. */

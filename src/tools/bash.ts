@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { formatDuration } from "../format.js";
+import { formatBytes, formatDuration } from "../format.js";
 import { defineTool, type Tool } from "./define-tool.js";
-import { formatBytes, type SandboxLimits } from "./sandbox.js";
+import type { SandboxLimits } from "./sandbox.js";
 import { resolveShellSettings, runShellCommand, type ShellOptions } from "./shell-command.js";
 
 const BashInputSchema = z

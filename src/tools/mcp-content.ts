@@ -1,6 +1,5 @@
-import { oneLine } from "../format.js";
+import { formatBytes, oneLine } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
-import { formatBytes } from "./sandbox.js";
 import { truncateMiddle } from "./truncate.js";
 
 // An MCP tool result as text for the model. A server's result is hostile input: its text is cut

@@ -37,19 +37,6 @@ export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = {
   maxFileBytes: GIB,
 };
 
-/** `1 GiB`, `64 MiB`, `1.5 GiB`, `512 KiB`, `100 bytes`: sizes as the docs and messages show them. */
-export function formatBytes(bytes: number): string {
-  for (const [unit, size] of [
-    ["TiB", 1024 ** 4],
-    ["GiB", GIB],
-    ["MiB", MIB],
-    ["KiB", 1024],
-  ] as const) {
-    if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
-
 /** The program and arguments that run one shell script; `fd3` is written to its file descriptor 3. */
 export type SandboxedCommand = { file: string; args: string[]; fd3?: Uint8Array };
 

@@ -399,7 +399,15 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
     expect(run.code).toBe(0);
     // By default the output folder is outside the checkout, in the runner's temp folder.
     const out = join(run.runnerTemp, "agent-runs");
-    expect(run.argv).toEqual(["run", "--out", out, "tasks/*.yaml", "more/*.yml", "other.yaml"]);
+    expect(run.argv).toEqual([
+      "run",
+      "--out",
+      out,
+      "--view",
+      "tasks/*.yaml",
+      "more/*.yml",
+      "other.yaml",
+    ]);
     expect(run.outputs).toEqual({
       "out-dir": out,
       "artifact-name": "agent-run",
@@ -445,6 +453,7 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
       "2/3",
       "--in-place",
       "--offline",
+      "--view",
       "tasks/*.yaml",
     ]);
     expect(run.outputs).toEqual({
@@ -462,6 +471,7 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
       join(run.runnerTemp, "agent-runs"),
       "--model",
       "$(touch pwned2)`touch x`",
+      "--view",
       '";',
       "touch",
       "pwned;",
@@ -470,8 +480,14 @@ process.exit(Number(process.env.FAKE_EXIT));\n`,
     expect(run.files).toEqual(["tasks"]);
   });
 
+  test("view: false leaves the viewer out", async () => {
+    const run = await runStep({ tasks: "t.yaml", view: "false" });
+    expect(run.argv).toEqual(["run", "--out", join(run.runnerTemp, "agent-runs"), "t.yaml"]);
+  });
+
   test.each([
     [{ tasks: " \n " }, /tasks: no task files or globs given/],
+    [{ tasks: "t.yaml", view: "yes" }, /view: expected true or false, got 'yes'/],
     [{ tasks: "t.yaml", "in-place": "yes" }, /in-place: expected true or false, got 'yes'/],
     [{ tasks: "t.yaml", offline: "1" }, /offline: expected true or false, got '1'/],
     [{ tasks: "t.yaml", upload: "yes" }, /upload: expected true or false, got 'yes'/],

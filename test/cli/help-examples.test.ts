@@ -30,7 +30,10 @@ const RUNNABLE: readonly [example: string, exitCode: number][] = [
   ["$0 report --compare stopped agent-runs", EXIT.ok],
   ["$0 export --swebench preds.jsonl agent-runs", EXIT.ok],
   ["$0 export --atif trajectories agent-runs", EXIT.ok],
+  ["$0 view agent-runs -o view.html", EXIT.ok],
+  ["$0 view --compare stopped agent-runs -o compare.html", EXIT.ok],
   ["$0 replay agent-runs/fix-failing-test/transcript.jsonl", EXIT.ok],
+  ["$0 view agent-run-replays -o replays.html", EXIT.ok],
   ["$0 replay --strict -o replays agent-runs/add-farewell/transcript.jsonl", EXIT.ok],
   [
     "$0 replay --until-step 2 --continue --offline agent-runs/fix-failing-test/transcript.jsonl",

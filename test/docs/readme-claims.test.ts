@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
+import type { ViewPage } from "../../src/view/view-data.js";
 import {
   blockStartingWith,
   commandBlocks,
@@ -13,6 +14,7 @@ import {
   sessionCommands,
   tableAfter,
 } from "../helpers/doc-claims.js";
+import { EXAMPLE_TASKS } from "../helpers/example-tasks.js";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { readSummary, treeContents } from "../helpers/outputs.js";
 import { readPidFile } from "../helpers/processes.js";
@@ -30,6 +32,7 @@ const CI_DOC = await readFile("docs/ci.md", "utf8");
 const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
   "README.md": {
     'npm ci && npm run build && node bin/agent-run.js --offline "tasks/*.yaml"': "quick start",
+    "node bin/agent-run.js view agent-runs -o view.html": "viewer of the quick start",
     "npm test": "not run: it is this suite",
     "export ANTHROPIC_API_KEY=sk-ant-...": "the real API",
     'agent-run --offline "tasks/*.yaml"': "on PATH",
@@ -40,6 +43,8 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
     "$ agent-run report --compare /tmp/base /tmp/new": "compare",
     "$ agent-run export --swebench preds.jsonl --atif trajectories agent-runs":
       "exports: test/docs/readme-exports.test.ts",
+    "agent-run view agent-runs -o view.html                          # the quick start's batch":
+      "viewer commands",
     "$ agent-run --offline tasks/*.yaml --out /tmp/b -j 1      # Ctrl-C during the second task, exit 130":
       "not run: the example tasks end before a Ctrl-C lands; test/cli/interrupted-batch.test.ts interrupts a batch at a task that waits, then resumes it",
     "$ agent-run --offline tasks/fix-failing-test.yaml --max-steps 2 --out /tmp/d3    # max_steps, exit 1":
@@ -167,6 +172,26 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     expect(comparableOutput(quickStart.stdout.trimEnd())).toEqual(comparableOutput(shown.text));
   });
 
+  test("the viewer after it: one file with the example tasks, their timelines and their diffs", async () => {
+    const block = blockLabelled("README.md", "viewer of the quick start");
+    const run = await box.sh(block.text);
+
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(run.stdout).toMatch(
+      new RegExp(`^view\\.html: ${EXAMPLE_TASKS.length} tasks, [\\d.]+ KiB; open it in a browser`),
+    );
+    const page = await viewerPage(join(box.root, "view.html"));
+    const tasks = page.batches[0]?.tasks ?? [];
+    expect(tasks).toHaveLength(EXAMPLE_TASKS.length);
+    for (const task of tasks) {
+      const taskRun = task.runs[0];
+      expect(taskRun?.timeline?.agent.steps.length).toBeGreaterThan(2);
+      // triage-issue reads the code and answers; every other example changes files.
+      const changesFiles = taskRun?.changes.files.some((file) => file.lines.length > 0);
+      expect([task.name, changesFiles]).toEqual([task.name, task.name !== "triage-issue"]);
+    }
+  });
+
   test("its progress lines for fix-failing-test are the ones README shows, durations aside", () => {
     const shown = fencedBlocks(README).find((block) =>
       block.text.startsWith("[fix-failing-test] started ("),
@@ -274,6 +299,29 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
     expect(comparableOutput(run.stdout.trimEnd())).toEqual(
       comparableOutput(session?.output.join("\n") ?? ""),
     );
+  });
+
+  test("the viewer commands write their pages: the batch, the flipped task, the replay", async () => {
+    const block = blockLabelled("README.md", "viewer commands");
+    await box.sh("agent-run replay agent-runs/fix-failing-test/transcript.jsonl");
+    const runs = [];
+    for (const command of block.text.split("\n"))
+      runs.push(await box.sh(command.replaceAll("/tmp/", "")));
+
+    expect(runs.map((run) => [run.code, run.stderr])).toEqual([
+      [0, ""],
+      [0, ""],
+      [0, ""],
+    ]);
+    expect((await viewerPage(join(box.root, "view.html"))).batches[0]?.tasks).toHaveLength(
+      EXAMPLE_TASKS.length,
+    );
+    const compare = await viewerPage(join(box.root, "compare.html"));
+    expect(compare.compare?.rows.filter((row) => row.flip !== null)).toEqual([
+      expect.objectContaining({ name: "fix-failing-test", flip: "pass_to_fail" }),
+    ]);
+    const replays = await viewerPage(join(box.root, "replays.html"));
+    expect(replays.batches[0]?.tasks[0]?.runs[0]?.divergence).toMatchObject({ divergentSteps: [] });
   });
 
   test("the JUnit example is what report --junit writes for that max_steps run", async () => {
@@ -396,7 +444,7 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
   });
 
   test("try it locally: the job summary and the step outputs are the ones shown", () => {
-    const summary = blockStartingWith(CI_DOC, "## agent-run").text.split("\n");
+    const summary = here(blockStartingWith(CI_DOC, "## agent-run").text).split("\n");
     const shown = summary.slice(0, summary.indexOf("…"));
     const printed = comparableOutput(local.stdout);
     const start = printed.indexOf("## agent-run");
@@ -489,6 +537,13 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
     ).toEqual(listed.sort());
   });
 });
+
+/** The data of a viewer page, read back from its HTML file. */
+async function viewerPage(file: string): Promise<ViewPage> {
+  const html = await readFile(file, "utf8");
+  const json = /<script type="application\/json" id="view-data">(.*?)<\/script>/s.exec(html)?.[1];
+  return JSON.parse(json ?? "null") as ViewPage;
+}
 
 /** An in-process io whose stdout breaks: a bug in agent-run's own code, as far as `main` can tell. */
 function brokenStdoutIo(err: string[]): CliIo {

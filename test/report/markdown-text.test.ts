@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { jobSummary } from "../../src/report/github-actions.js";
+import { jobSummary } from "../../src/report/job-summary.js";
 import { markdownText } from "../../src/report/markdown-text.js";
 import type { TaskSummary } from "../../src/report/summary.js";
 

@@ -7,7 +7,6 @@ import {
   assertSandboxAvailable,
   buildBwrapCommand,
   DEFAULT_SANDBOX_LIMITS,
-  formatBytes,
   sandboxUser,
 } from "../../src/tools/sandbox.js";
 
@@ -73,18 +72,6 @@ describe("sandboxUser", () => {
       expect(uid).toBeGreaterThanOrEqual(0x7000_0000);
       expect(uid).toBeLessThan(0x7100_0000);
     }
-  });
-});
-
-describe("formatBytes", () => {
-  test("shows sizes in binary units", () => {
-    expect([1024 ** 3, 64 * 1024 ** 2, 1.5 * 1024 ** 3, 512 * 1024, 100].map(formatBytes)).toEqual([
-      "1 GiB",
-      "64 MiB",
-      "1.5 GiB",
-      "512 KiB",
-      "100 bytes",
-    ]);
   });
 });
 

@@ -1,15 +1,18 @@
-import { resolve } from "node:path";
+import { rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { BatchBudget } from "../../batch/batch-budget.js";
 import { createBatchLog } from "../../batch/batch-log.js";
 import { forecastBatch } from "../../batch/forecast.js";
 import { type Batch, type KeyRefusal, runBatch } from "../../batch/run-batch.js";
 import { ConfigError } from "../../errors.js";
+import { formatBytes } from "../../format.js";
 import { endpointHint } from "../../model/endpoint-hints.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
 import { formatReportMarkdown } from "../../report/markdown.js";
 import type { TaskSummary } from "../../report/summary.js";
 import { assertSandboxAvailable } from "../../tools/sandbox.js";
+import { VIEW_FILE } from "../../view/view-file.js";
 import { displayPath, printBatchEnd } from "../batch-end.js";
 import { loadBatchTasks, plannedTasks, refuseOverBudget } from "../batch-tasks.js";
 import { type CliIo, withMoreSecrets } from "../io.js";
@@ -39,18 +42,45 @@ export async function runCommand(
   const log = createBatchLog(io, { ...options, taskCount: batch.tasks.length });
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
+  const viewFile = options.hasView ? join(batch.outDir, VIEW_FILE) : undefined;
+  // An earlier batch's viewer must not outlive this batch's start (as report.json does not).
+  if (viewFile !== undefined) await rm(viewFile, { force: true });
   const { summaries, refusals } = await runBatch(batch, log, budget, signal);
   const wallTimeMs = performance.now() - startedAt;
   const report = await writeBatchReport(batch.outDir, summaries, io.redact);
   printBatchEnd(io, { report, outDir: batch.outDir, wallTimeMs });
+  if (viewFile !== undefined) await writeBatchViewer(viewFile, summaries, io);
   // The log is read as text; the job summary is rendered, so only it is escaped as Markdown.
-  await log.onBatchEnd(summaries, formatReportMarkdown(report), batch.outDir);
+  await log.onBatchEnd(summaries, formatReportMarkdown(report), batch.outDir, viewFile);
   if (refusals.length > 0) {
     throw new ConfigError(
       refusals.map((refusal) => describeRefusal(refusal, io.env)).join("; and "),
     );
   }
   return { summaries, wallTimeMs };
+}
+
+/**
+ * `--view`: the viewer of this batch's runs (not of other folders in `--out`), and its size on
+ * stdout. Its code loads only then: a batch without `--view` does not parse it.
+ */
+async function writeBatchViewer(
+  file: string,
+  summaries: readonly TaskSummary[],
+  io: CliIo,
+): Promise<void> {
+  const { loadBatchPage } = await import("../../view/load-view.js");
+  const { writeViewFile } = await import("../../view/write-view.js");
+  const page = await loadBatchPage(
+    summaries.map((summary) => summary.runDir),
+    {
+      redact: io.redact ?? ((text) => text),
+      onWarning: (message) => io.writeErr(`agent-run: warning: ${message}`),
+      showPath: displayPath,
+    },
+  );
+  const bytes = await writeViewFile(file, page, "--view");
+  io.writeOut(`run viewer in ${displayPath(file)} (${formatBytes(bytes)}); open it in a browser`);
 }
 
 /** One refused key, naming the variable and the URL it was sent to (the client's own hint). */

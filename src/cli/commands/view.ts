@@ -1,0 +1,30 @@
+import { formatBytes } from "../../format.js";
+import { loadBatchPage, loadComparePage, type ViewOptions } from "../../view/load-view.js";
+import { writeViewFile } from "../../view/write-view.js";
+import { displayPath } from "../batch-end.js";
+import { expandPatterns } from "../expand-patterns.js";
+import type { CliIo } from "../io.js";
+import type { ViewArgs } from "../view-flags.js";
+
+/**
+ * `agent-run view`: reads the runs (as `report` finds them) and writes the viewer, one HTML file;
+ * prints where and how large. Returns 0 once it is written, whatever the tasks' outcome; throws
+ * `ConfigError` (exit 2) for bad input.
+ */
+export async function viewCommand(args: ViewArgs, io: CliIo): Promise<number> {
+  const options: ViewOptions = {
+    redact: io.redact ?? ((text) => text),
+    onWarning: (message) => io.writeErr(`agent-run: warning: ${message}`),
+    showPath: displayPath,
+  };
+  const page =
+    args.mode === "compare"
+      ? await loadComparePage(args.base, args.next, options)
+      : await loadBatchPage(await expandPatterns(args.patterns, "run folders"), options);
+  const bytes = await writeViewFile(args.outFile, page, "--out");
+  const tasks = page.batches.map((batch) => batch.tasks.length).join(" and ");
+  io.writeOut(
+    `${displayPath(args.outFile)}: ${tasks} tasks, ${formatBytes(bytes)}; open it in a browser (it needs no network)`,
+  );
+  return 0;
+}

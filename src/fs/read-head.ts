@@ -1,0 +1,50 @@
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { messageOf } from "../errors.js";
+
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/** The start of a file: its first bytes as UTF-8, and how many bytes the file has in all. */
+export type FileHead = { text: string; totalBytes: number; isCut: boolean };
+
+/**
+ * Reads at most `maxBytes` of a file a run folder holds, as hostile input: a symbolic link is not
+ * followed (a `changes.patch` linked to `~/.ssh/id_rsa` is not read), and anything but a regular
+ * file (a FIFO that would block, a device) is refused. Returns undefined when the file is missing,
+ * or why it was not read.
+ */
+export async function readHead(
+  path: string,
+  maxBytes: number,
+): Promise<FileHead | { problem: string } | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return undefined;
+    if (hasCode(error, "ELOOP")) return { problem: "it is a symbolic link; not followed" };
+    return { problem: messageOf(error) };
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return { problem: "not a regular file" };
+    const length = Math.min(stats.size, maxBytes);
+    const buffer = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, read, length - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    const text = new TextDecoder().decode(buffer.subarray(0, read));
+    return { text, totalBytes: stats.size, isCut: stats.size > read };
+  } catch (error) {
+    return { problem: messageOf(error) };
+  } finally {
+    await handle.close();
+  }
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return error instanceof Error && "code" in error && error.code === code;
+}
