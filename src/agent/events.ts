@@ -30,6 +30,23 @@ export const RUN_STATUSES = [
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/**
+ * What an `error` run failed on. `api`: the model API failed after its retries in a way trying
+ * again later may mend (rate limit, overload, 5xx, a lost connection, a broken or malformed
+ * stream: the failures the SDKs themselves retry). `workspace`: the workspace could not be copied,
+ * or its starting state recorded. `other`: anything else (a refused key, an unknown model, a
+ * rejected request, the model's refusal, scripted replies that ran out, agent-run's own problems).
+ * The first two are infrastructure failures, which `--retry-errors` runs again.
+ */
+export const ERROR_KINDS = ["api", "workspace", "other"] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** Whether an `error` run failed on infrastructure (its kind, as a summary records it): worth another try. */
+export function isInfrastructureError(kind: string | null | undefined): boolean {
+  return kind === "api" || kind === "workspace";
+}
+
 /** The limits a run can hit; a subset of `RunStatus`. */
 export type LimitName = "max_steps" | "max_tokens" | "max_cost" | "timeout" | "budget" | "loop";
 
@@ -64,6 +81,8 @@ export type RunResult = {
   apiDurationMs: number;
   /** Why the run failed, for `error`, `protocol_error`, `timeout` and `cancelled`. */
   error: string | undefined;
+  /** For `error`: what it failed on (see `ErrorKind`); unset means `other`. */
+  errorKind?: ErrorKind | undefined;
   /**
    * A `completed` run whose final answer (a reply that ended the turn, so no further call was
    * made) took its tokens or cost past the limit.

@@ -12,7 +12,14 @@ import type { Tool } from "../tools/define-tool.js";
 import { Budget } from "./budget.js";
 import { estimatedTokens, fitContext, messageChars } from "./context.js";
 import type { AgentEvent, RunResult } from "./events.js";
-import { end, endAborted, endAtLimit, endPastLimit, endStoppedBy } from "./run-end.js";
+import {
+  end,
+  endAborted,
+  endAtLimit,
+  endPastLimit,
+  endStoppedBy,
+  endWithError,
+} from "./run-end.js";
 import type { Placement, RunAgentOptions, RunState } from "./run-state.js";
 import { createTaskTool } from "./subagent.js";
 import { runToolCalls } from "./tool-calls.js";
@@ -95,7 +102,7 @@ function taskTool(state: RunState, placement: Placement): Tool[] {
  */
 function endByBug(state: RunState, error: unknown): RunResult {
   if (state.options.signal.aborted) return endAborted(state);
-  return end(state, "error", `internal error: ${messageOf(error)}`);
+  return endWithError(state, `internal error: ${messageOf(error)}`, "other");
 }
 
 /** One turn: check the limits, call the model, run its tool calls. Returns the result once the run ends. */
@@ -118,7 +125,7 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
 
   if (calls.length === 0) return afterFinalReply(state, reply);
   const notReady = await waitUntilReady(options.ready);
-  if (notReady !== undefined) return end(state, "error", notReady);
+  if (notReady !== undefined) return endWithError(state, notReady, "workspace");
   const { results, loop } = await runToolCalls(calls, reply.stopReason === "max_tokens", {
     step: state.step,
     toolsByName: state.toolsByName,
@@ -205,7 +212,8 @@ async function callModel(state: RunState): Promise<ModelReply | RunResult> {
     if (error instanceof ModelError) {
       const { status, category, message } = error;
       state.emit({ type: "model_error", step, status, category, message });
-      return end(state, "error", error.message);
+      // Failures the SDKs retry (and that outlasted the retries) may pass: the API's, not the run's.
+      return endWithError(state, error.message, error.isRetryable ? "api" : "other");
     }
     throw error;
   } finally {
@@ -226,7 +234,7 @@ function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefi
     case "pause_turn":
       return undefined;
     case "refusal":
-      return end(state, "error", "the model refused the request (stop_reason: refusal)");
+      return endWithError(state, "the model refused the request (stop_reason: refusal)", "other");
     default:
       return end(state, "completed");
   }

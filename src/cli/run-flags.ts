@@ -3,9 +3,11 @@ import { closestName } from "../closest-name.js";
 import { ConfigError } from "../errors.js";
 import { isProviderName, PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
 import { baseUrlProblem } from "../task/provider-schema.js";
+import { MAX_TRIALS } from "../transcript/trials.js";
 import type { CommandSpec } from "./command-spec.js";
 import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
 import {
+  countFlag,
   durationFlag,
   nonEmpty,
   patternListFlag,
@@ -41,7 +43,14 @@ export type RunOptions = {
   /** Added to every task's bash.allow / bash.deny. */
   bashAllow: string[];
   bashDeny: string[];
+  /** `--trials K`: every task's trials (overrides the task's `trials:`). */
+  trials: number | undefined;
+  /** `--retry-errors N`: how many more times a trial that failed on infrastructure runs. */
+  retryErrors: number;
 };
+
+/** Most `--retry-errors`: each retry is a whole run, and a failure this persistent is not transient. */
+export const MAX_RETRY_ERRORS = 10;
 
 export const DEFAULT_OUT_DIR = "agent-runs";
 export const DEFAULT_CONCURRENCY = 4;
@@ -134,6 +143,14 @@ const RUN_FLAGS = {
     type: "string",
     describe: "Run only part I of N of the tasks (I/N, e.g. 2/3), the same on every machine",
   },
+  trials: {
+    type: "string",
+    describe: `Run every task K times, each trial into OUT/<task>/trial-<n>/ (overrides the task's trials; at most ${MAX_TRIALS}); the report gives pass rates, pass@k and pass^k`,
+  },
+  "retry-errors": {
+    type: "string",
+    describe: `Run a trial again, up to N more times, when it ended in error on infrastructure (the model API after its retries, the workspace); every attempt is kept (at most ${MAX_RETRY_ERRORS})`,
+  },
 } as const;
 
 /** `agent-run run`, also the default command (`agent-run tasks/*.yaml`). */
@@ -151,6 +168,10 @@ export const RUN_COMMAND: CommandSpec = {
     [
       "$0 -j 2 --budget-usd 1 --shard 1/2 'tasks/*.yaml'",
       "half of the tasks, 2 at a time, stopping when the batch has cost $1",
+    ],
+    [
+      "$0 --offline --trials 3 --retry-errors 2 -o trials tasks/fix-failing-test.yaml",
+      "three trials of a task (pass@k, pass^k), each run again twice at most on an API failure",
     ],
   ],
   exitCodes: [
@@ -195,6 +216,8 @@ export function parseRunOptions(
     sandbox: raw.sandbox === "bwrap" || raw.sandbox === "none" ? raw.sandbox : undefined,
     bashAllow: patternListFlag(raw["bash-allow"]),
     bashDeny: patternListFlag(raw["bash-deny"]),
+    trials: positiveIntFlag("--trials", raw.trials, MAX_TRIALS),
+    retryErrors: countFlag("--retry-errors", raw["retry-errors"], MAX_RETRY_ERRORS, 0),
   };
 }
 

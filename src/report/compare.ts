@@ -2,11 +2,13 @@ import { formatCost, formatCount } from "../format.js";
 import {
   compareNames,
   type Report,
+  type ReportRun,
   type ReportTask,
   type ReportTotals,
   roundUsd,
   shownCostUsd,
 } from "./aggregate.js";
+import { statusCounts } from "./markdown-cells.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 import { markdownText } from "./markdown-text.js";
 
@@ -79,14 +81,45 @@ export function compareReports(base: Report, next: Report): ReportComparison {
 }
 
 function compareTask(base: ReportTask, next: ReportTask): TaskComparison {
+  const before = figuresOf(base);
+  const after = figuresOf(next);
   return {
     name: next.name,
     base,
     next,
-    stepsDelta: next.steps - base.steps,
-    tokensDelta: next.totalTokens - base.totalTokens,
+    stepsDelta: after.steps - before.steps,
+    tokensDelta: after.totalTokens - before.totalTokens,
     costDeltaUsd:
-      base.costUsd === null || next.costUsd === null ? null : roundUsd(next.costUsd - base.costUsd),
+      before.costUsd === null || after.costUsd === null
+        ? null
+        : roundUsd(after.costUsd - before.costUsd),
+  };
+}
+
+/** What the comparison shows of a task: its run's figures, or its trials' summed. */
+type TaskFigures = {
+  status: string;
+  steps: number;
+  totalTokens: number;
+  /** Null when no trial had a known price. */
+  costUsd: number | null;
+  failedChecks: string[];
+};
+
+function figuresOf(task: ReportTask): TaskFigures {
+  const sum = (pick: (run: ReportRun) => number) =>
+    task.runs.reduce((total, run) => total + pick(run), 0);
+  const [only] = task.runs;
+  return {
+    status: task.runs.length === 1 && only !== undefined ? only.status : statusCounts(task),
+    steps: sum((run) => run.steps),
+    totalTokens: sum((run) => run.totalTokens),
+    costUsd: task.runs.every((run) => run.costUsd === null)
+      ? null
+      : roundUsd(sum((run) => run.costUsd ?? 0)),
+    failedChecks: [
+      ...new Set(task.runs.flatMap((run) => run.failedChecks.map((check) => check.name))),
+    ],
   };
 }
 
@@ -119,7 +152,7 @@ function taskLists(comparison: ReportComparison): string[] {
     const task = byName.get(name);
     return task === undefined
       ? `- ${markdownText(name)}`
-      : `- ${markdownText(name)}: ${markdownText(task.base.status)} → ${markdownText(task.next.status)}${failedChecks(task.next)}`;
+      : `- ${markdownText(name)}: ${markdownText(figuresOf(task.base).status)} → ${markdownText(figuresOf(task.next).status)}${failedChecks(task.next)}`;
   };
   const plain = (name: string) => `- ${markdownText(name)}`;
   const lists: [string, string[]][] = [
@@ -135,14 +168,18 @@ function taskLists(comparison: ReportComparison): string[] {
 
 function comparisonTable(comparison: ReportComparison): string {
   const { base, next } = comparison.totals;
-  const rows = comparison.tasks.map((task) => [
-    task.name,
-    change(yesNo(task.base.passed), yesNo(task.next.passed)),
-    change(task.base.status, task.next.status),
-    numberChange(task.base.steps, task.next.steps),
-    numberChange(task.base.totalTokens, task.next.totalTokens),
-    costChange(task.base.costUsd, task.next.costUsd),
-  ]);
+  const rows = comparison.tasks.map((task) => {
+    const before = figuresOf(task.base);
+    const after = figuresOf(task.next);
+    return [
+      task.name,
+      change(yesNo(task.base.passed), yesNo(task.next.passed)),
+      change(before.status, after.status),
+      numberChange(before.steps, after.steps),
+      numberChange(before.totalTokens, after.totalTokens),
+      costChange(before.costUsd, after.costUsd),
+    ];
+  });
   rows.push([
     "total",
     change(`${base.passed}/${base.tasks}`, `${next.passed}/${next.tasks}`),
@@ -155,7 +192,7 @@ function comparisonTable(comparison: ReportComparison): string {
 }
 
 function failedChecks(task: ReportTask): string {
-  const names = task.failedChecks.map((check) => markdownText(check.name));
+  const names = figuresOf(task).failedChecks.map(markdownText);
   return names.length === 0 ? "" : ` (failed checks: ${names.join(", ")})`;
 }
 

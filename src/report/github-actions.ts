@@ -1,5 +1,4 @@
 import { appendFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { RunStatus } from "../agent/events.js";
 import type { TaskFileProblem } from "../errors.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
@@ -7,9 +6,14 @@ import { relativeIfInside } from "../fs/real-path.js";
 import type { SdkWarning } from "../model/model-client.js";
 import { workflowCommand } from "../workflow-commands.js";
 import type { ChangedFile } from "../workspace/changes.js";
+import { buildReport, type Report } from "./aggregate.js";
+import { runSummaryOf } from "./batch-report.js";
+import { outputLines, stepOutputs } from "./github-outputs.js";
+import { formatReportMarkdown } from "./markdown.js";
 import { markdownText } from "./markdown-text.js";
 import { createProgressReporter, firstTimeFilter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
+import { runLabel } from "./run-folders.js";
 import type { TaskSummary } from "./summary.js";
 
 const MAX_HEADLINE_CHARS = 300;
@@ -88,7 +92,7 @@ export function annotations(
           properties: {
             file: annotationFile(summary.taskFile, root),
             line: check.line,
-            title: `agent-run: ${summary.name}: check failed`,
+            title: `agent-run: ${runLabel(summary)}: check failed`,
           },
           message: `${check.name}: ${check.message}`,
         }),
@@ -133,7 +137,7 @@ export function taskFileAnnotations(
 
 function statusAnnotation(summary: TaskSummary, root: string | undefined): Annotation {
   const level = LIMIT_STATUSES.has(summary.status) ? "warning" : "error";
-  const title = `agent-run: ${summary.name}: ${summary.status}`;
+  const title = `agent-run: ${runLabel(summary)}: ${summary.status}`;
   const message = summary.error ?? `the task ended with status ${summary.status}`;
   const file = annotationFile(summary.taskFile, root);
   return { level, properties: { file, title }, message };
@@ -174,7 +178,7 @@ function changedFilesDetails(summary: TaskSummary): string {
     files.length === 0
       ? "No files changed."
       : ["| file | change | lines |", "| --- | --- | --- |", ...files, ...rest].join("\n");
-  const headline = `${summary.name}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
+  const headline = `${runLabel(summary)}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
   return `<details><summary>${escapeHtml(oneLine(headline, MAX_HEADLINE_CHARS))}</summary>\n\n${body}\n\n</details>`;
 }
 
@@ -183,14 +187,6 @@ function describeChange(file: ChangedFile): string {
   return file.mode === undefined
     ? file.status
     : `${file.status}, mode ${file.mode.before} → ${file.mode.after}`;
-}
-
-/** `$GITHUB_OUTPUT` lines (`name=value`). */
-export function outputLines(outputs: Readonly<Record<string, string | number>>): string {
-  return Object.entries(outputs)
-    .map(([name, value]) => `${name}=${String(value).replace(/[\r\n]+/g, " ")}`)
-    .join("\n")
-    .concat("\n");
 }
 
 /** Inside `<summary>` (an HTML block) Markdown is not parsed; only HTML's own characters matter. */
@@ -229,17 +225,20 @@ export function createGithubReporter(
       progress.onEvent(name, event);
     },
     onCheck: progress.onCheck,
+    // The next attempt's lines go on in the same group.
+    onTaskRetry: progress.onTaskRetry,
     onTaskEnd(summary) {
       progress.onTaskEnd(summary);
       if (!isStreamed) {
+        const label = runLabel(summary);
         writeCommand(workflowCommand("group", {}, groupTitle(summary)));
-        for (const line of buffers.get(summary.name) ?? []) io.writeErr(line);
-        buffers.delete(summary.name);
+        for (const line of buffers.get(label) ?? []) io.writeErr(line);
+        buffers.delete(label);
       }
       writeCommand(workflowCommand("endgroup", {}, ""));
     },
-    onBatchEnd: (summaries, reportMarkdown, outDir) =>
-      writeGithubFiles(io, { summaries, sdkWarnings }, reportMarkdown, outDir),
+    onBatchEnd: (summaries, report, outDir) =>
+      writeGithubFiles(io, { summaries, sdkWarnings }, report, outDir),
   };
 }
 
@@ -248,21 +247,20 @@ export function createGithubReporter(
  * verdict: `fix: FAILED (completed, checks 1/3)`, `add-farewell: passed (checks 3/3)`.
  */
 export function groupTitle(summary: TaskSummary): string {
+  const label = runLabel(summary);
   const passedChecks = summary.checks.filter((check) => check.passed).length;
   const checks =
     summary.checks.length === 0 ? [] : [`checks ${passedChecks}/${summary.checks.length}`];
   if (summary.passed)
-    return checks.length === 0
-      ? `${summary.name}: passed`
-      : `${summary.name}: passed (${checks[0]})`;
-  return `${summary.name}: FAILED (${[summary.status, ...checks].join(", ")})`;
+    return checks.length === 0 ? `${label}: passed` : `${label}: passed (${checks[0]})`;
+  return `${label}: FAILED (${[summary.status, ...checks].join(", ")})`;
 }
 
 /** Annotations on stderr, the job summary to `$GITHUB_STEP_SUMMARY`, outputs to `$GITHUB_OUTPUT`. */
 async function writeGithubFiles(
   io: ReportIo,
   batch: { summaries: readonly TaskSummary[]; sdkWarnings: readonly SdkWarning[] },
-  reportMarkdown: string,
+  report: Report,
   outDir: string,
 ): Promise<void> {
   const { summaries } = batch;
@@ -271,20 +269,10 @@ async function writeGithubFiles(
     (io.writeCommand ?? io.writeErr)(line);
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== "")
-    await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries)));
+    await appendFile(summaryFile, redact(jobSummary(formatReportMarkdown(report), summaries)));
   const outputFile = io.env.GITHUB_OUTPUT;
   if (outputFile === undefined || outputFile === "") return;
-  const passed = summaries.filter((summary) => summary.passed).length;
-  const cost = summaries.reduce((sum, summary) => sum + (summary.costUsd ?? 0), 0);
-  const outputs = {
-    passed,
-    failed: summaries.length - passed,
-    total: summaries.length,
-    cost_usd: Math.round(cost * 1e6) / 1e6,
-    // As report.json's totals: `cost_usd` sums the known costs, these tasks had none.
-    unpriced_tasks: summaries.filter((summary) => summary.costUsd === null).length,
-    report: join(outDir, "report.json"),
-    out: outDir,
-  };
-  await appendFile(outputFile, redact(outputLines(outputs)));
+  // The runs of this batch (a replay's or resume's, not the folder's others).
+  const own = buildReport(summaries.map(runSummaryOf));
+  await appendFile(outputFile, redact(outputLines(stepOutputs(own, outDir))));
 }

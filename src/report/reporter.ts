@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import { type Redactor, redactStrings } from "../redact.js";
+import type { Report } from "./aggregate.js";
 import type { TaskSummary } from "./summary.js";
 
 /**
@@ -12,13 +13,14 @@ export type Reporter = {
   onTaskStart?(name: string, detail: string): void;
   onEvent?(name: string, event: AgentEvent): void;
   onCheck?(name: string, check: CheckResult): void;
+  /**
+   * A run's attempt failed on infrastructure and runs again, as attempt `next` of at most `max`
+   * (`--retry-errors`); `onTaskEnd` follows for its last attempt only. `name` stays the run's.
+   */
+  onTaskRetry?(summary: TaskSummary, next: number, max: number): void;
   onTaskEnd?(summary: TaskSummary): void;
-  /** After the batch, with its report as Markdown (the table printed on stdout). */
-  onBatchEnd?(
-    summaries: readonly TaskSummary[],
-    reportMarkdown: string,
-    outDir: string,
-  ): Promise<void>;
+  /** After the batch, with each run's summary and the batch's report (the table printed on stdout). */
+  onBatchEnd?(summaries: readonly TaskSummary[], report: Report, outDir: string): Promise<void>;
 };
 
 /** Where reporters write: stderr, the terminal, and the environment (GitHub's files). */
@@ -61,12 +63,16 @@ export function withRedactedInput<R extends Reporter>(
     ...(reporter.onCheck && {
       onCheck: (name: string, check: CheckResult) => reporter.onCheck?.(name, clean(check)),
     }),
+    ...(reporter.onTaskRetry && {
+      onTaskRetry: (summary: TaskSummary, next: number, max: number) =>
+        reporter.onTaskRetry?.(clean(summary), next, max),
+    }),
     ...(reporter.onTaskEnd && {
       onTaskEnd: (summary: TaskSummary) => reporter.onTaskEnd?.(clean(summary)),
     }),
     ...(reporter.onBatchEnd && {
-      onBatchEnd: (summaries: readonly TaskSummary[], markdown: string, outDir: string) =>
-        reporter.onBatchEnd?.(clean(summaries), markdown, outDir) ?? Promise.resolve(),
+      onBatchEnd: (summaries: readonly TaskSummary[], report: Report, outDir: string) =>
+        reporter.onBatchEnd?.(clean(summaries), clean(report), outDir) ?? Promise.resolve(),
     }),
   };
 }

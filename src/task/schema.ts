@@ -20,6 +20,7 @@ import {
   positiveInt,
   positiveUsd,
   toolList,
+  trialsField,
 } from "./schema-fields.js";
 
 /** The model used when neither the task, `--model` nor `ANTHROPIC_MODEL` names one. */
@@ -213,6 +214,7 @@ export const TaskFileSchema = z
       .describe(
         "Scripted model replies (a YAML or JSON list of Messages API replies, relative to this task file's folder) played instead of the API by --offline runs and tests. Default: none.",
       ),
+    trials: trialsField(),
     checks: ChecksSchema,
   })
   .strict();
@@ -293,4 +295,6 @@ export type Task = {
   replies: string | undefined;
   /** Graders run after the agent stops, in file order; empty when the file has none. */
   checks: Check[];
+  /** How many times the batch runs the task (`trials:`, or `--trials`), each a trial of its own. */
+  trials: number;
 };

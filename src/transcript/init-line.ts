@@ -12,6 +12,7 @@ import {
 } from "../tools/mcp-tools.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
+import { type TrialOfRun, trialFields } from "./trials.js";
 
 /** The resolved task as the init line records it. */
 export type InitInfo = {
@@ -60,7 +61,7 @@ export type InitInfo = {
   offline: boolean;
   /** Where a replayed, forked or resumed run comes from. */
   origin: RunOrigin | undefined;
-};
+} & TrialOfRun;
 
 /** The run a replay, fork or resume started from. */
 export type RunOrigin = {
@@ -106,10 +107,7 @@ export function initLine(info: InitInfo): InitLineShape {
             },
       limits: limitsLine(task.limits),
       tools: [...task.tools],
-      subagents: {
-        max_steps: task.subagents.maxSteps,
-        max_depth: task.subagents.maxDepth,
-      },
+      subagents: { max_steps: task.subagents.maxSteps, max_depth: task.subagents.maxDepth },
       bash: {
         timeout_ms: task.bash.timeoutMs,
         env: task.bash.env,
@@ -139,6 +137,7 @@ export function initLine(info: InitInfo): InitLineShape {
       offline: info.offline,
     },
     ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+    ...trialFields(info),
   };
 }
 

@@ -8,7 +8,7 @@ import { endpointHint } from "../../model/endpoint-hints.js";
 import { findPrice, type PriceTable } from "../../model/pricing.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
-import { formatReportMarkdown } from "../../report/markdown.js";
+import { runDirOf } from "../../report/run-folders.js";
 import type { TaskSummary } from "../../report/summary.js";
 import { loadTasks } from "../../task/load-task.js";
 import type { Task } from "../../task/schema.js";
@@ -50,7 +50,9 @@ export async function runCommand(
   // The tasks' key variables are known now: hide their values too, whatever they are named.
   io = withMoreSecrets(io, prepared.keys);
   const batch: Batch = { ...prepared, redact: io.redact };
-  const log = createBatchLog(io, { ...options, taskCount: batch.tasks.length });
+  // The progress counts runs: each task once, or each of its trials.
+  const runCount = batch.tasks.reduce((sum, task) => sum + task.trials, 0);
+  const log = createBatchLog(io, { ...options, taskCount: runCount });
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
   const { summaries, refusals } = await runBatch(batch, log, budget, signal);
@@ -58,7 +60,7 @@ export async function runCommand(
   const report = await writeBatchReport(batch.outDir, summaries, io.redact);
   printBatchEnd(io, { report, outDir: batch.outDir, wallTimeMs });
   // The log is read as text; the job summary is rendered, so only it is escaped as Markdown.
-  await log.onBatchEnd(summaries, formatReportMarkdown(report), batch.outDir);
+  await log.onBatchEnd(summaries, report, batch.outDir);
   if (refusals.length > 0) {
     throw new ConfigError(
       refusals.map((refusal) => describeRefusal(refusal, io.env)).join("; and "),
@@ -90,7 +92,9 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { k
   const all = (await loadTasks(files)).map((task) =>
     settleProvider(applyOverrides(task, options), options, io.env, options.isOffline),
   );
+  // A task's trials stay together: the shard picks tasks, and each runs all its trials.
   const tasks = options.shard === undefined ? all : selectShard(all, options.shard);
+  refuseInPlaceRepeats(tasks, options);
   if (options.shard !== undefined) {
     io.writeErr(
       `agent-run: shard ${options.shard.index}/${options.shard.count}: ${tasks.length} of ${all.length} tasks`,
@@ -120,11 +124,35 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { k
     isInPlace: options.isInPlace,
     isOffline: options.isOffline,
     sandbox: options.sandbox,
-    describeWorkspace: (task) =>
+    describeWorkspace: (task, trial) =>
       options.isInPlace
         ? `in place in ${task.workspace}`
-        : `on a copy in ${displayPath(outDir)}/${task.name}/workspace`,
+        : `on a copy in ${displayPath(runDirOf(outDir, task.name, trial))}/workspace`,
+    retryErrors: options.retryErrors,
   };
+}
+
+/**
+ * In place, a run starts from the files the one before it left: trials would not be alike, and an
+ * attempt that failed may have changed the files its retry starts from. Both need a copy each.
+ */
+function refuseInPlaceRepeats(tasks: readonly Task[], options: RunOptions): void {
+  if (!options.isInPlace) return;
+  const repeated = tasks.find((task) => task.trials > 1);
+  if (repeated !== undefined) {
+    const source =
+      options.trials === undefined
+        ? `${repeated.file}: trials: ${repeated.trials}`
+        : `--trials ${options.trials}`;
+    throw new ConfigError(
+      `${source} with --in-place: each trial would start from the files the one before it changed; trials need a fresh copy of the workspace each, so drop --in-place`,
+    );
+  }
+  if (options.retryErrors > 0) {
+    throw new ConfigError(
+      `--retry-errors with --in-place: an attempt that failed may have changed the workspace, so the next would not start from the same files; drop --in-place (or --retry-errors)`,
+    );
+  }
 }
 
 /** Spending caps need prices: a model without one would never be stopped, so refuse up front. */
@@ -146,10 +174,11 @@ function refuseUnpricedSpendingCaps(
   );
 }
 
-/** Applies `--max-steps`, `--max-tokens`, `--timeout`, `--max-cost` and `--bash-allow/deny` to every task. */
+/** Applies `--max-steps`, `--max-tokens`, `--timeout`, `--max-cost`, `--bash-allow/deny` and `--trials` to every task. */
 function applyOverrides(task: Task, options: RunOptions): Task {
   return {
     ...task,
+    trials: options.trials ?? task.trials,
     limits: {
       ...task.limits,
       ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),

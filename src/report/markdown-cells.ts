@@ -1,0 +1,45 @@
+import { formatCost, formatCount } from "../format.js";
+import { type ReportTask, type ReportTotals, shownCostUsd } from "./aggregate.js";
+
+// Cells and phrases both report tables use: the one-trial table and the trials table.
+
+/** `2/3` checks passed, or `-` when there were none. */
+export function checkCell(checks: number, failed: number): string {
+  return checks === 0 ? "-" : `${checks - failed}/${checks}`;
+}
+
+/** `32,821 tokens, $0.0421`, with the trials whose cost is unknown and what retried attempts spent. */
+export function spendText(totals: ReportTotals): string {
+  const unpriced =
+    totals.unpricedTrials === 0
+      ? ""
+      : ` (${totals.unpricedTrials} ${unpricedNoun(totals)} without a price, not counted)`;
+  const { retries } = totals;
+  const retried =
+    retries.attempts === 0
+      ? ""
+      : `; ${retries.attempts} retried ${retries.attempts === 1 ? "attempt" : "attempts"} spent ${formatCount(retries.totalTokens)} tokens, ${formatCost(retries.costUsd)} more`;
+  return `${formatCount(totals.totalTokens)} tokens, ${formatCost(shownCostUsd(totals))}${unpriced}${retried}`;
+}
+
+/** Tasks run once are counted as tasks, as they always were; trials as trials. */
+function unpricedNoun(totals: ReportTotals): string {
+  const one = totals.unpricedTrials === 1;
+  if (totals.trials === totals.tasks) return one ? "task" : "tasks";
+  return one ? "trial" : "trials";
+}
+
+/** `88.9%`. */
+export function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+/** `2 completed, 1 max_steps`: the trials' statuses, the most common first. */
+export function statusCounts(task: ReportTask): string {
+  const counts = new Map<string, number>();
+  for (const run of task.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([status, count]) => `${count} ${status}`)
+    .join(", ");
+}
