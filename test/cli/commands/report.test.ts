@@ -146,7 +146,7 @@ describe("agent-run report", () => {
     const run = reportCommand({ mode: "compare", base: file, next: shards[0] }, recordingIo());
 
     await expect(run).rejects.toThrow(
-      `${file}: schema_version 9 is newer than this agent-run understands (1)`,
+      `${file}: schema_version 9 is newer than this agent-run understands (2); upgrade agent-run`,
     );
   });
 });
