@@ -18,7 +18,7 @@ export function spendText(totals: ReportTotals): string {
   const retried =
     retries.attempts === 0
       ? ""
-      : `; ${retries.attempts} retried ${retries.attempts === 1 ? "attempt" : "attempts"} spent ${formatCount(retries.totalTokens)} tokens, ${formatCost(retries.costUsd)} more`;
+      : `; plus ${retries.attempts} retried ${retries.attempts === 1 ? "attempt" : "attempts"}: ${formatCount(retries.totalTokens)} tokens, ${formatCost(retries.costUsd)}`;
   return `${formatCount(totals.totalTokens)} tokens, ${formatCost(shownCostUsd(totals))}${unpriced}${retried}`;
 }
 
