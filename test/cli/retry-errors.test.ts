@@ -2,6 +2,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
+import { outputJsonSchemas } from "../../src/report/output-schemas.js";
+import { SCHEMA_ID_BASE } from "../../src/task/json-schema.js";
+import { strictAjv } from "../helpers/json-schema-validator.js";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { readSummary, readTranscript } from "../helpers/outputs.js";
 import { httpError, reply } from "../helpers/replies.js";
@@ -183,6 +186,18 @@ describe("--retry-errors", () => {
       trial: { index: 1, count: 2 },
       attempt: 2,
     });
+    // What a trial retried writes is what schema/ publishes.
+    const ajv = strictAjv();
+    for (const { schema } of outputJsonSchemas()) ajv.addSchema(schema);
+    const valid = async (schema: string, data: unknown) =>
+      ajv.getSchema(`${SCHEMA_ID_BASE}${schema}`)?.(data) === true;
+    expect(await valid("summary.schema.json", await readSummary(dir.path("out/t/trial-1")))).toBe(
+      true,
+    );
+    const init = (await readTranscript(dir.path("out/t/trial-1")))[0];
+    expect(await valid("transcript/init-line.schema.json", init)).toBe(true);
+    const report = JSON.parse(await readFile(dir.path("out/report.json"), "utf8"));
+    expect(await valid("report.schema.json", report)).toBe(true);
     // The table gains an attempts column; every trial passed, so no task is flaky.
     expect(run.stdout).toMatch(/^\| t +\| +2\/2 \| +100\.0% \| +\| 2 completed \| +3 \|/m);
     const junit = await runCli(["report", dir.path("out"), "--junit", dir.path("junit.xml")]);
