@@ -140,8 +140,6 @@ export function reportTask(name: string, taskFile: string, runs: ReportRun[]): R
 
 function computeTotals(tasks: readonly ReportTask[]): ReportTotals {
   const runs = tasks.flatMap((task) => task.runs);
-  const sum = (pick: (run: ReportRun) => number) =>
-    runs.reduce((total, run) => total + pick(run), 0);
   const passed = tasks.filter((task) => task.passed).length;
   const statuses: Record<string, number> = {};
   for (const status of [...new Set(runs.map((run) => run.status))].sort(compareNames)) {
@@ -153,11 +151,40 @@ function computeTotals(tasks: readonly ReportTask[]): ReportTotals {
     passed,
     failed: tasks.length - passed,
     passRate: tasks.length === 0 ? 0 : passed / tasks.length,
-    trials: runs.length,
     passedTrials: runs.filter((run) => run.passed).length,
     flakyTasks: tasks.filter((task) => task.isFlaky).length,
     estimates: passEstimates(tasks),
     statuses,
+    ...sumRuns(runs),
+    retries: {
+      attempts: earlier.length,
+      totalTokens: earlier.reduce((total, attempt) => total + attempt.totalTokens, 0),
+      costUsd: roundUsd(earlier.reduce((total, attempt) => total + (attempt.costUsd ?? 0), 0)),
+    },
+  };
+}
+
+/** What runs add up to: a task's trials, or a report's every run. */
+export type RunSums = Pick<
+  ReportTotals,
+  | "trials"
+  | "steps"
+  | "usage"
+  | "totalTokens"
+  | "costUsd"
+  | "unpricedTrials"
+  | "durationMs"
+  | "changedFileCount"
+  | "checkCount"
+  | "failedCheckCount"
+>;
+
+/** Runs' figures summed: known costs only (`unpricedTrials` counts the others). */
+export function sumRuns(runs: readonly ReportRun[]): RunSums {
+  const sum = (pick: (run: ReportRun) => number) =>
+    runs.reduce((total, run) => total + pick(run), 0);
+  return {
+    trials: runs.length,
     steps: sum((run) => run.steps),
     usage: {
       inputTokens: sum((run) => run.usage.inputTokens),
@@ -172,11 +199,6 @@ function computeTotals(tasks: readonly ReportTask[]): ReportTotals {
     changedFileCount: sum((run) => run.changedFileCount),
     checkCount: sum((run) => run.checkCount),
     failedCheckCount: sum((run) => run.failedChecks.length),
-    retries: {
-      attempts: earlier.length,
-      totalTokens: earlier.reduce((total, attempt) => total + attempt.totalTokens, 0),
-      costUsd: roundUsd(earlier.reduce((total, attempt) => total + (attempt.costUsd ?? 0), 0)),
-    },
   };
 }
 

@@ -2,11 +2,11 @@ import { formatCost, formatCount } from "../format.js";
 import {
   compareNames,
   type Report,
-  type ReportRun,
   type ReportTask,
   type ReportTotals,
   roundUsd,
   shownCostUsd,
+  sumRuns,
 } from "./aggregate.js";
 import { statusCounts } from "./markdown-cells.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
@@ -107,16 +107,13 @@ type TaskFigures = {
 };
 
 function figuresOf(task: ReportTask): TaskFigures {
-  const sum = (pick: (run: ReportRun) => number) =>
-    task.runs.reduce((total, run) => total + pick(run), 0);
+  const sums = sumRuns(task.runs);
   const [only] = task.runs;
   return {
     status: task.runs.length === 1 && only !== undefined ? only.status : statusCounts(task),
-    steps: sum((run) => run.steps),
-    totalTokens: sum((run) => run.totalTokens),
-    costUsd: task.runs.every((run) => run.costUsd === null)
-      ? null
-      : roundUsd(sum((run) => run.costUsd ?? 0)),
+    steps: sums.steps,
+    totalTokens: sums.totalTokens,
+    costUsd: shownCostUsd(sums),
     failedChecks: [
       ...new Set(task.runs.flatMap((run) => run.failedChecks.map((check) => check.name))),
     ],

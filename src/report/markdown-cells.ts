@@ -1,7 +1,33 @@
-import { formatCost, formatCount } from "../format.js";
-import { type ReportTask, type ReportTotals, shownCostUsd } from "./aggregate.js";
+import { formatCost, formatCount, formatDuration } from "../format.js";
+import { type ReportTask, type ReportTotals, type RunSums, shownCostUsd } from "./aggregate.js";
+import type { Column } from "./markdown-table.js";
 
 // Cells and phrases both report tables use: the one-trial table and the trials table.
+
+/** The figures both tables end with, after their checks (and plan) cells. */
+export const FIGURE_COLUMNS: readonly Column[] = [
+  { header: "steps", align: "right" },
+  { header: "tokens", align: "right" },
+  { header: "cost", align: "right" },
+  { header: "files", align: "right" },
+  { header: "duration", align: "right" },
+];
+
+/** The cells of `FIGURE_COLUMNS` for summed runs: one run, a task's trials, or the totals. */
+export function figureCells(sums: RunSums): string[] {
+  return [
+    String(sums.steps),
+    formatCount(sums.totalTokens),
+    formatCost(shownCostUsd(sums)),
+    String(sums.changedFileCount),
+    formatDuration(sums.durationMs),
+  ];
+}
+
+/** The checks cell of summed runs. */
+export function checksCell(sums: RunSums): string {
+  return checkCell(sums.checkCount, sums.failedCheckCount);
+}
 
 /** `2/3` checks passed, or `-` when there were none. */
 export function checkCell(checks: number, failed: number): string {

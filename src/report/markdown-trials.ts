@@ -1,13 +1,12 @@
-import { formatCost, formatCount, formatDuration } from "../format.js";
+import { type Report, type ReportTask, type ReportTotals, sumRuns } from "./aggregate.js";
 import {
-  type Report,
-  type ReportRun,
-  type ReportTask,
-  type ReportTotals,
-  roundUsd,
-  shownCostUsd,
-} from "./aggregate.js";
-import { checkCell, percent, spendText, statusCounts } from "./markdown-cells.js";
+  checksCell,
+  FIGURE_COLUMNS,
+  figureCells,
+  percent,
+  spendText,
+  statusCounts,
+} from "./markdown-cells.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 import type { TextStyle } from "./markdown-text.js";
 import type { PassEstimate } from "./pass-at-k.js";
@@ -22,11 +21,7 @@ const COLUMNS: readonly Column[] = [
   { header: "flaky", align: "left" },
   { header: "statuses", align: "left", isText: true },
   { header: "checks", align: "right" },
-  { header: "steps", align: "right" },
-  { header: "tokens", align: "right" },
-  { header: "cost", align: "right" },
-  { header: "files", align: "right" },
-  { header: "duration", align: "right" },
+  ...FIGURE_COLUMNS,
 ];
 
 const ATTEMPTS_COLUMN: Column = { header: "attempts", align: "right" };
@@ -56,24 +51,15 @@ export function trialsTable(report: Report, style: TextStyle): string {
 }
 
 function taskRow(task: ReportTask): string[] {
-  const sum = (pick: (run: ReportRun) => number) =>
-    task.runs.reduce((total, run) => total + pick(run), 0);
-  const isUnpriced = task.runs.every((run) => run.costUsd === null);
+  const sums = sumRuns(task.runs);
   return [
     task.name,
     `${task.passedTrials}/${task.trials}`,
     percent(task.passRate),
     task.isFlaky ? "yes" : "",
     statusCounts(task),
-    checkCell(
-      sum((run) => run.checkCount),
-      sum((run) => run.failedChecks.length),
-    ),
-    String(sum((run) => run.steps)),
-    formatCount(sum((run) => run.totalTokens)),
-    formatCost(isUnpriced ? null : roundUsd(sum((run) => run.costUsd ?? 0))),
-    String(sum((run) => run.changedFileCount)),
-    formatDuration(sum((run) => run.durationMs)),
+    checksCell(sums),
+    ...figureCells(sums),
   ];
 }
 
@@ -84,12 +70,8 @@ function totalsRow(totals: ReportTotals): string[] {
     percent(meanPassAt1(totals)),
     String(totals.flakyTasks),
     "",
-    checkCell(totals.checkCount, totals.failedCheckCount),
-    String(totals.steps),
-    formatCount(totals.totalTokens),
-    formatCost(shownCostUsd(totals)),
-    String(totals.changedFileCount),
-    formatDuration(totals.durationMs),
+    checksCell(totals),
+    ...figureCells(totals),
   ];
 }
 

@@ -1,14 +1,14 @@
 import { limitFigures } from "../agent/limit-text.js";
-import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
+import { oneLine } from "../format.js";
 import {
   hasTrials,
   labelOfRun,
   type Report,
   type ReportRun,
   type ReportTotals,
-  shownCostUsd,
+  sumRuns,
 } from "./aggregate.js";
-import { checkCell, spendText } from "./markdown-cells.js";
+import { checksCell, FIGURE_COLUMNS, figureCells, spendText } from "./markdown-cells.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 import { inlineText, type TextStyle } from "./markdown-text.js";
 import { estimatesTable, trialsTable, trialsVerdictLine } from "./markdown-trials.js";
@@ -20,11 +20,7 @@ const COLUMNS: readonly Column[] = [
   { header: "status", align: "left", isText: true },
   { header: "passed", align: "left" },
   { header: "checks", align: "right" },
-  { header: "steps", align: "right" },
-  { header: "tokens", align: "right" },
-  { header: "cost", align: "right" },
-  { header: "files", align: "right" },
-  { header: "duration", align: "right" },
+  ...FIGURE_COLUMNS,
 ];
 
 /**
@@ -105,17 +101,8 @@ export function verdictLine(totals: ReportTotals): string {
 }
 
 function runRow(name: string, run: ReportRun): string[] {
-  return [
-    name,
-    run.status,
-    run.passed ? "yes" : "no",
-    checkCell(run.checkCount, run.failedChecks.length),
-    String(run.steps),
-    formatCount(run.totalTokens),
-    formatCost(run.costUsd),
-    String(run.changedFileCount),
-    formatDuration(run.durationMs),
-  ];
+  const sums = sumRuns([run]);
+  return [name, run.status, run.passed ? "yes" : "no", checksCell(sums), ...figureCells(sums)];
 }
 
 function totalsRow(totals: ReportTotals): string[] {
@@ -123,12 +110,8 @@ function totalsRow(totals: ReportTotals): string[] {
     "total",
     "",
     `${totals.passed}/${totals.tasks}`,
-    checkCell(totals.checkCount, totals.failedCheckCount),
-    String(totals.steps),
-    formatCount(totals.totalTokens),
-    formatCost(shownCostUsd(totals)),
-    String(totals.changedFileCount),
-    formatDuration(totals.durationMs),
+    checksCell(totals),
+    ...figureCells(totals),
   ];
 }
 
