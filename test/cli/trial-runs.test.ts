@@ -74,6 +74,32 @@ describe("running trials", () => {
     });
   });
 
+  test("the batch budget counts every trial: once spent, the trials left are skipped", async () => {
+    const costly =
+      "- content: [{ type: tool_use, name: list_files, input: {} }]\n  usage: { input_tokens: 100000, output_tokens: 10000 }\n";
+    await using dir = await tmpWorkspace({
+      files: {
+        ...files(),
+        "r.yaml": `${costly}${costly}- content: [{ type: text, text: done }]\n`,
+      },
+    });
+    const run = await runCli([
+      ...["--offline", "--trials", "3", "-j", "1", "--budget-tokens", "150000"],
+      ...[dir.path("t.yaml"), "--out", dir.path("out")],
+    ]);
+
+    expect(run.exitCode).toBe(1);
+    expect(await readSummary(dir.path("out/t/trial-1"))).toMatchObject({ status: "budget" });
+    for (const trial of [2, 3]) {
+      expect(await readSummary(dir.path(`out/t/trial-${trial}`))).toMatchObject({
+        status: "skipped",
+        trial: { index: trial, count: 3 },
+        error: "the batch budget is spent (220,000 of 150,000 tokens); raise --budget-tokens",
+      });
+    }
+    expect(run.stdout).toMatch(/^\| t +\| +0\/3 \| +0\.0% \| +\| 2 skipped, 1 budget \|/m);
+  });
+
   test.each([
     [["--trials", "0"], '--trials: expected a positive integer, got "0"'],
     [["--trials", "3.5"], '--trials: expected a positive integer, got "3.5"'],
