@@ -50,7 +50,7 @@ export type RunOptions = {
 };
 
 /** Most `--retry-errors`: each retry is a whole run, and a failure this persistent is not transient. */
-export const MAX_RETRY_ERRORS = 10;
+const MAX_RETRY_ERRORS = 10;
 
 export const DEFAULT_OUT_DIR = "agent-runs";
 export const DEFAULT_CONCURRENCY = 4;

@@ -30,7 +30,7 @@ export function checksCell(sums: RunSums): string {
 }
 
 /** `2/3` checks passed, or `-` when there were none. */
-export function checkCell(checks: number, failed: number): string {
+function checkCell(checks: number, failed: number): string {
   return checks === 0 ? "-" : `${checks - failed}/${checks}`;
 }
 

@@ -16,7 +16,7 @@ export function trialFolderName(index: number): string {
 const TRIAL_FOLDER = /^trial-([1-9]\d{0,8})$/;
 
 /** The trial a folder's name says it holds, if it is named like a trial's. */
-export function trialOfFolderName(name: string): number | undefined {
+function trialOfFolderName(name: string): number | undefined {
   const match = TRIAL_FOLDER.exec(name);
   return match === null ? undefined : Number(match[1]);
 }

@@ -95,7 +95,7 @@ const ChangedFileJsonSchema = z.object({
 });
 
 /** What an `error` run failed on; null for the other statuses. */
-export const ErrorKindJsonSchema = z
+const ErrorKindJsonSchema = z
   .enum(ERROR_KINDS)
   .nullable()
   .describe(
