@@ -32,6 +32,23 @@ export const RUN_STATUSES = [
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/**
+ * What an `error` run failed on. `api`: the model API failed after its retries in a way trying
+ * again later may mend (rate limit, overload, 5xx, a lost connection, a broken or malformed
+ * stream: the failures the SDKs themselves retry). `workspace`: the workspace could not be copied,
+ * or its starting state recorded. `other`: anything else (a refused key, an unknown model, a
+ * rejected request, the model's refusal, scripted replies that ran out, agent-run's own problems).
+ * The first two are infrastructure failures, which `--retry-errors` runs again.
+ */
+export const ERROR_KINDS = ["api", "workspace", "other"] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** Whether an `error` run failed on infrastructure (its kind, as a summary records it): worth another try. */
+export function isInfrastructureError(kind: string | null | undefined): boolean {
+  return kind === "api" || kind === "workspace";
+}
+
 /** The limits a run can hit; a subset of `RunStatus`. */
 export const LIMIT_NAMES = [
   "max_steps",
@@ -77,6 +94,8 @@ export type RunResult = {
   error: string | undefined;
   /** A completed run of a task with `output_schema`: the final reply's JSON object, valid against it. */
   structuredOutput?: JsonObject | undefined;
+  /** For `error`: what it failed on (see `ErrorKind`); unset means `other`. */
+  errorKind?: ErrorKind | undefined;
   /**
    * A `completed` run whose final answer (a reply that ended the turn, so no further call was
    * made) took its tokens or cost past the limit.

@@ -19,6 +19,7 @@ import {
   endAtLimit,
   endPastLimit,
   endStoppedBy,
+  endWithError,
   endWithFinalReply,
 } from "./run-end.js";
 import type { Placement, RunAgentOptions, RunState } from "./run-state.js";
@@ -104,7 +105,7 @@ function taskTool(state: RunState, placement: Placement): Tool[] {
  */
 function endByBug(state: RunState, error: unknown): RunResult {
   if (state.options.signal.aborted) return endAborted(state);
-  return end(state, "error", `internal error: ${messageOf(error)}`);
+  return endWithError(state, `internal error: ${messageOf(error)}`, "other");
 }
 
 /** One turn: check the limits, call the model, run its tool calls. Returns the result once the run ends. */
@@ -127,7 +128,7 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
 
   if (calls.length === 0) return afterFinalReply(state, reply);
   const notReady = await waitUntilReady(options.ready);
-  if (notReady !== undefined) return end(state, "error", notReady);
+  if (notReady !== undefined) return endWithError(state, notReady, "workspace");
   const { results, loop } = await runToolCalls(calls, reply.stopReason === "max_tokens", {
     step: state.step,
     toolsByName: state.toolsByName,
@@ -214,7 +215,8 @@ async function callModel(state: RunState): Promise<ModelReply | RunResult> {
     if (error instanceof ModelError) {
       const { status, category, message } = error;
       state.emit({ type: "model_error", step, status, category, message });
-      return end(state, "error", error.message);
+      // Failures the SDKs retry (and that outlasted the retries) may pass: the API's, not the run's.
+      return endWithError(state, error.message, error.isRetryable ? "api" : "other");
     }
     throw error;
   } finally {
@@ -236,7 +238,7 @@ function afterFinalReply(state: RunState, reply: ModelReply): RunResult | undefi
     case "pause_turn":
       return undefined;
     case "refusal":
-      return end(state, "error", "the model refused the request (stop_reason: refusal)");
+      return endWithError(state, "the model refused the request (stop_reason: refusal)", "other");
     default: {
       const judged = judgeFinalReply(state);
       if (judged.kind === "retry") return sendRunnerMessage(state, judged.message);

@@ -1,5 +1,5 @@
 import { textOf } from "../model/model-client.js";
-import type { LimitHit, RunResult, RunStatus } from "./events.js";
+import type { ErrorKind, LimitHit, RunResult, RunStatus } from "./events.js";
 import { type FinalJudgement, judgeFinalReply } from "./final-output.js";
 import { describeLimit } from "./limit-text.js";
 import type { RunState } from "./run-state.js";
@@ -19,6 +19,11 @@ export function end(state: RunState, status: RunStatus, error?: string): RunResu
     apiDurationMs: Math.round(state.apiDurationMs),
     error,
   };
+}
+
+/** The run failed with `error`, saying why and on what (see `ErrorKind`). */
+export function endWithError(state: RunState, error: string, errorKind: ErrorKind): RunResult {
+  return { ...end(state, "error", error), errorKind };
 }
 
 /** The run was aborted: a timeout (the signal's reason says so) or a cancellation. */

@@ -11,6 +11,8 @@ export type PlannedTask = {
   price: Price | undefined;
   /** How many times the batch runs the task (its trials); each run can spend its worst case. */
   runs: number;
+  /** The most attempts one run can take (`--retry-errors`); each can spend the worst case too. */
+  maxAttempts: number;
 };
 
 /** What earlier runs of a task say one run costs and takes: their means. */
@@ -29,7 +31,7 @@ export type TaskForecast = {
   runs: number;
   /** One run's worst case. */
   perRun: WorstCase;
-  /** `perRun` times `runs`. */
+  /** `perRun` times `runs`, times the attempts each run can take. */
   worstTokens: number;
   worstUsd: number | null;
   /** Undefined: no earlier run of this task with this model. */
@@ -67,13 +69,14 @@ export function forecastBatch(
 ): Forecast {
   const forecasts = tasks.map((task): TaskForecast => {
     const perRun = worstCase(task.limits, task.price);
+    const attempts = task.runs * task.maxAttempts;
     return {
       name: task.name,
       model: task.model,
       runs: task.runs,
       perRun,
-      worstTokens: perRun.tokens * task.runs,
-      worstUsd: perRun.usd === null ? null : perRun.usd * task.runs,
+      worstTokens: perRun.tokens * attempts,
+      worstUsd: perRun.usd === null ? null : perRun.usd * attempts,
       expected: expectedOf(task, history),
     };
   });
@@ -99,14 +102,15 @@ export function forecastBatch(
 
 /** The means over the task's earlier runs with its model that ended on their own. */
 function expectedOf(task: PlannedTask, history: readonly ReportTask[]): Expected | undefined {
-  const runs = history.filter(
-    (run) =>
-      run.name === task.name &&
-      run.model === task.model &&
-      !NOT_OWN_ENDINGS.has(run.status) &&
-      run.durationMs <= MAX_RUN_DURATION_MS &&
-      (run.costUsd ?? 0) <= MAX_RUN_COST_USD,
-  );
+  const runs = history
+    .flatMap((earlier) => (earlier.name === task.name ? earlier.runs : []))
+    .filter(
+      (run) =>
+        run.model === task.model &&
+        !NOT_OWN_ENDINGS.has(run.status) &&
+        run.durationMs <= MAX_RUN_DURATION_MS &&
+        (run.costUsd ?? 0) <= MAX_RUN_COST_USD,
+    );
   if (runs.length === 0) return undefined;
   const costs = runs.flatMap((run) => (run.costUsd === null ? [] : [run.costUsd]));
   return {

@@ -19,11 +19,8 @@ export type BatchTasks = {
   tasks: Task[];
   prices: PriceTable;
   modelOf: (task: Task) => string;
-  /**
-   * How many times the batch runs a task: 1 until trials exist (`--trials K`, `trials:`), which
-   * multiply a task's runs, and so its worst case and expected spend.
-   */
-  runsOf: (task: Task) => number;
+  /** The most attempts one trial can take: 1, and one more for each `--retry-errors`. */
+  maxAttempts: number;
 };
 
 /**
@@ -37,7 +34,9 @@ export async function loadBatchTasks(options: RunOptions, io: CliIo): Promise<Ba
     settleProvider(applyOverrides(task, options), options, io.env, options.isOffline),
   );
   const { shard } = options;
+  // A task's trials stay together: the shard picks tasks, and each runs all its trials.
   const tasks = shard === undefined ? all : selectShard(all, shard);
+  refuseInPlaceRepeats(tasks, options);
   if (shard !== undefined) {
     const from = shard.from === undefined ? "" : ` (${shard.from})`;
     io.writeErr(
@@ -48,7 +47,7 @@ export async function loadBatchTasks(options: RunOptions, io: CliIo): Promise<Ba
   refuseUnnamedModels(tasks, options.model);
   const modelOf = (task: Task) => options.model ?? task.model ?? defaultModel(io.env);
   refuseUnpricedSpendingCaps(tasks, modelOf, prices, options.budgetUsd !== undefined);
-  return { tasks, prices, modelOf, runsOf: () => 1 };
+  return { tasks, prices, modelOf, maxAttempts: 1 + options.retryErrors };
 }
 
 /** What the forecast needs of each task of the batch. */
@@ -58,7 +57,8 @@ export function plannedTasks(batch: BatchTasks): PlannedTask[] {
     model: batch.modelOf(task),
     limits: task.limits,
     price: findPrice(batch.prices, { provider: task.provider.name, model: batch.modelOf(task) }),
-    runs: batch.runsOf(task),
+    runs: task.trials,
+    maxAttempts: batch.maxAttempts,
   }));
 }
 
@@ -97,10 +97,34 @@ function refuseUnpricedSpendingCaps(
   );
 }
 
-/** Applies `--max-steps`, `--max-tokens`, `--timeout`, `--max-cost` and `--bash-allow/deny` to every task. */
+/**
+ * In place, a run starts from the files the one before it left: trials would not be alike, and an
+ * attempt that failed may have changed the files its retry starts from. Both need a copy each.
+ */
+function refuseInPlaceRepeats(tasks: readonly Task[], options: RunOptions): void {
+  if (!options.isInPlace) return;
+  const repeated = tasks.find((task) => task.trials > 1);
+  if (repeated !== undefined) {
+    const source =
+      options.trials === undefined
+        ? `${repeated.file}: trials: ${repeated.trials}`
+        : `--trials ${options.trials}`;
+    throw new ConfigError(
+      `${source} with --in-place: each trial would start from the files the one before it changed; trials need a fresh copy of the workspace each, so drop --in-place`,
+    );
+  }
+  if (options.retryErrors > 0) {
+    throw new ConfigError(
+      `--retry-errors with --in-place: an attempt that failed may have changed the workspace, so the next would not start from the same files; drop --in-place (or --retry-errors)`,
+    );
+  }
+}
+
+/** Applies `--max-steps`, `--max-tokens`, `--timeout`, `--max-cost`, `--bash-allow/deny` and `--trials` to every task. */
 function applyOverrides(task: Task, options: RunOptions): Task {
   return {
     ...task,
+    trials: options.trials ?? task.trials,
     limits: {
       ...task.limits,
       ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),

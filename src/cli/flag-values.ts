@@ -43,6 +43,22 @@ export function positiveIntFlag(flag: string, value: unknown, max?: number): num
   return number;
 }
 
+/** A whole number flag, 0 or more, at most `max`; `fallback` when not given. */
+export function countFlag(flag: string, value: unknown, max: number, fallback: number): number {
+  const text = stringFlag(value);
+  if (text === undefined) return fallback;
+  const number = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(number)) {
+    throw new ConfigError(
+      `${flag}: expected a whole number, 0 or more, got ${JSON.stringify(text)}`,
+    );
+  }
+  if (number > max) {
+    throw new ConfigError(`${flag}: at most ${max.toLocaleString("en-US")}, got ${number}`);
+  }
+  return number;
+}
+
 /** A positive amount of US dollars (`0.5`, `$2`). */
 export function usdFlag(flag: string, value: unknown): number | undefined {
   const text = stringFlag(value);

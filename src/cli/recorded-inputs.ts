@@ -1,7 +1,7 @@
-import { readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { ConfigError, messageOf } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { pathKind } from "../fs/path-kind.js";
+import { findRunFolders } from "../report/run-folders.js";
 import { SUMMARY_FILE } from "../report/summary.js";
 import { TRANSCRIPT_FILE } from "../run/run-folder.js";
 import { expandPatterns } from "./expand-patterns.js";
@@ -22,8 +22,8 @@ type Reader = "replay" | "resume";
 
 /**
  * Expands what `replay` or `resume` was given, as `run` expands its task files: quoted globs, a
- * task's run folder (OUT/<task>), a batch's output folder (OUT: each run in it), and for `replay` a
- * transcript file. A `summary.json` or `report.json` given by mistake is refused, naming what to
+ * task's run folder (OUT/<task>, or a trial's, OUT/<task>/trial-<n>), a batch's output folder (OUT:
+ * each run in it, trials included) or a task's folder of trials, and for `replay` a transcript file. A `summary.json` or `report.json` given by mistake is refused, naming what to
  * give instead. Each run is listed once.
  */
 export async function findRecordedRuns(
@@ -44,22 +44,23 @@ async function inputsOf(path: string, reader: Reader): Promise<RecordedInput[]> 
   const kind = await pathKind(path);
   if (kind === "missing") throw new ConfigError(`${path}: no such file or folder`);
   if (kind === "file") return [fileInput(path, reader)];
-  const own = join(path, TRANSCRIPT_FILE);
-  if ((await pathKind(own)) === "file")
-    return [{ transcript: own, folder: path, batch: undefined }];
-  const inputs: RecordedInput[] = [];
-  for (const name of await folderNames(path)) {
-    const transcript = join(path, name, TRANSCRIPT_FILE);
-    if ((await pathKind(transcript)) === "file") {
-      inputs.push({ transcript, folder: join(path, name), batch: path });
-    }
-  }
-  if (inputs.length === 0) {
+  const found = await findRunFolders(path, transcriptOf);
+  if (found.length === 0) {
     throw new ConfigError(
-      `${path}: no ${TRANSCRIPT_FILE} in it or in its sub-folders; give a task's run folder (OUT/<task>) or a batch's output folder (OUT)${reader === "replay" ? ", or a transcript" : ""}`,
+      `${path}: no ${TRANSCRIPT_FILE} in it, in its sub-folders or in their trial-<n> folders; give a task's run folder (OUT/<task>), a trial's (OUT/<task>/trial-<n>) or a batch's output folder (OUT)${reader === "replay" ? ", or a transcript" : ""}`,
     );
   }
-  return inputs;
+  // A run folder given alone is no batch; the runs found in a folder are its batch's.
+  const [only] = found;
+  if (found.length === 1 && only?.folder === path) {
+    return [{ transcript: only.file, folder: path, batch: undefined }];
+  }
+  return found.map((run) => ({ transcript: run.file, folder: run.folder, batch: path }));
+}
+
+async function transcriptOf(folder: string): Promise<string | undefined> {
+  const transcript = join(folder, TRANSCRIPT_FILE);
+  return (await pathKind(transcript)) === "file" ? transcript : undefined;
 }
 
 /** A file given: a transcript for `replay`; anything else is refused, saying what to give. */
@@ -82,16 +83,4 @@ function fileInput(path: string, reader: Reader): RecordedInput {
     );
   }
   return { transcript: path, folder: undefined, batch: undefined };
-}
-
-async function folderNames(path: string): Promise<string[]> {
-  try {
-    const entries = await readdir(path, { withFileTypes: true });
-    return entries
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-  } catch (error) {
-    throw new ConfigError(`${path}: cannot list the folder: ${messageOf(error)}`, error);
-  }
 }

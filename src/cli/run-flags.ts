@@ -1,11 +1,11 @@
 import { autoShard, parseShard, type ResolvedShard, SHARD_COUNT_VARIABLE } from "../batch/shard.js";
-import { closestName } from "../closest-name.js";
 import { ConfigError } from "../errors.js";
-import { isProviderName, PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
-import { baseUrlProblem } from "../task/provider-schema.js";
+import { PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
+import { MAX_TRIALS } from "../transcript/trials.js";
 import type { CommandSpec } from "./command-spec.js";
 import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
 import {
+  countFlag,
   durationFlag,
   nonEmpty,
   patternListFlag,
@@ -13,6 +13,7 @@ import {
   stringFlag,
   usdFlag,
 } from "./flag-values.js";
+import { baseUrlFlag, providerFlag } from "./provider-flags.js";
 
 /** What `agent-run run` was asked to do, validated. */
 export type RunOptions = {
@@ -49,7 +50,14 @@ export type RunOptions = {
   isOverBudgetRefused: boolean;
   /** `--history`: earlier `report.json` files (or globs of them), for the expected spend and time. */
   historyPatterns: string[];
+  /** `--trials K`: every task's trials (overrides the task's `trials:`). */
+  trials: number | undefined;
+  /** `--retry-errors N`: how many more times a trial that failed on infrastructure runs. */
+  retryErrors: number;
 };
+
+/** Most `--retry-errors`: each retry is a whole run, and a failure this persistent is not transient. */
+const MAX_RETRY_ERRORS = 10;
 
 export const DEFAULT_OUT_DIR = "agent-runs";
 export const DEFAULT_CONCURRENCY = 4;
@@ -179,6 +187,14 @@ const RUN_FLAGS = {
     default: false,
     describe: "Validate everything and print the forecast (as agent-run plan), run nothing",
   },
+  trials: {
+    type: "string",
+    describe: `Run every task K times, each trial into OUT/<task>/trial-<n>/ (overrides the task's trials; at most ${MAX_TRIALS}); the report gives pass rates, pass@k and pass^k`,
+  },
+  "retry-errors": {
+    type: "string",
+    describe: `Run a trial again, up to N more times, when it ended in error on infrastructure (the model API after its retries, the workspace); every attempt is kept (at most ${MAX_RETRY_ERRORS})`,
+  },
 } as const;
 
 /** `agent-run run`, also the default command (`agent-run tasks/*.yaml`). */
@@ -196,6 +212,10 @@ export const RUN_COMMAND: CommandSpec = {
     [
       "$0 -j 2 --budget-usd 1 --shard 1/2 'tasks/*.yaml'",
       "half of the tasks, 2 at a time, stopping when the batch has cost $1",
+    ],
+    [
+      "$0 --offline --trials 3 --retry-errors 2 -o trials tasks/fix-failing-test.yaml",
+      "three trials of a task (pass@k, pass^k), each run again twice at most on an API failure",
     ],
   ],
   exitCodes: [
@@ -243,6 +263,8 @@ export function parseRunOptions(
     isDryRun: raw["dry-run"] === true,
     isOverBudgetRefused: raw["refuse-over-budget"] === true,
     historyPatterns: patternListFlag(raw.history),
+    trials: positiveIntFlag("--trials", raw.trials, MAX_TRIALS),
+    retryErrors: countFlag("--retry-errors", raw["retry-errors"], MAX_RETRY_ERRORS, 0),
   };
   if (
     options.isOverBudgetRefused &&
@@ -273,18 +295,4 @@ function shardFlag(
     throw new ConfigError("--shard-count goes with --shard auto (in --shard I/N, N is the count)");
   }
   return text === undefined ? undefined : { ...parseShard(text), from: undefined };
-}
-
-function providerFlag(value: string | undefined): ProviderName | undefined {
-  if (value === undefined || isProviderName(value)) return value;
-  const guess = closestName(value, PROVIDER_NAMES);
-  throw new ConfigError(
-    `--provider: unknown provider ${JSON.stringify(value)}${guess === undefined ? "" : ` (did you mean "${guess}"?)`}; expected one of ${PROVIDER_NAMES.join(", ")}`,
-  );
-}
-
-function baseUrlFlag(value: string | undefined): string | undefined {
-  const problem = value === undefined ? undefined : baseUrlProblem(value);
-  if (problem !== undefined) throw new ConfigError(`--base-url: ${problem}`);
-  return value;
 }

@@ -160,7 +160,11 @@ export function toModelError(error: unknown, signal: AbortSignal, endpoint: Endp
       cause: error,
     });
   }
-  return new ModelError(`model call failed: ${clip(messageOf(error))}`, { cause: error });
+  // A stream that broke off (its retries used up) is the server's or the network's trouble.
+  return new ModelError(`model call failed: ${clip(messageOf(error))}`, {
+    isRetryable: isStreamBreak(error),
+    cause: error,
+  });
 }
 
 function describeApiError(error: APIError, endpoint: Endpoint): string {

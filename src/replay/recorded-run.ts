@@ -17,6 +17,7 @@ import type { McpToolSpec } from "../tools/mcp-tools.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
+import { type EarlierAttempt, earlierAttemptOfJson, type Trial } from "../transcript/trials.js";
 import { parseRecordedChecks } from "./recorded-checks.js";
 import { parseRecordedCommandTools } from "./recorded-command-tools.js";
 import {
@@ -59,6 +60,11 @@ export type RecordedRun = {
   mcpTools: ReadonlyMap<string, readonly McpToolSpec[]>;
   /** The closing line's status and errors; undefined for a run that was killed. */
   ending: { status: string; errors: string[] } | undefined;
+  /** Which of its task's trials the run was (undefined when the task ran once), which attempt. */
+  trial: Trial | undefined;
+  attempt: number;
+  /** The trial's earlier attempts (failed on infrastructure), as the init line recorded them. */
+  earlierAttempts: EarlierAttempt[];
 };
 
 /** Transcripts from before providers existed ran on Anthropic's API with native tool calls. */
@@ -167,10 +173,12 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
     );
   }
   const { root, subagents, mcpCalls, ending } = recordedAgents(lines);
+  const initLine = init.type === "system" && init.subtype === "init" ? init : undefined;
+  const trial = initLine?.trial;
   return {
     path,
     sessionId: init.session_id,
-    task: toTask(recorded, path),
+    task: { ...toTask(recorded, path), trials: trial?.count ?? 1 },
     model: recorded.model,
     contentHash: recorded.workspace.content_hash,
     workspacePath: recorded.workspace.path,
@@ -184,10 +192,13 @@ export function recordedRun(transcriptPath: string, lines: readonly TranscriptLi
     mcpCalls,
     mcpTools: recordedMcpTools(init.type === "system" ? init.mcp_servers : undefined),
     ending,
+    trial: trial === undefined ? undefined : { index: trial.index, count: trial.count },
+    attempt: initLine?.attempt ?? 1,
+    earlierAttempts: (initLine?.earlier_attempts ?? []).map(earlierAttemptOfJson),
   };
 }
 
-function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Task {
+function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Omit<Task, "trials"> {
   const checks = recordedChecks(recorded.checks, path);
   const commandTools = parseRecordedCommandTools(recorded.command_tools);
   if (!commandTools.ok) {

@@ -102,6 +102,11 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     ...(options.onCheck === undefined ? {} : { onCheck: options.onCheck }),
     ...(options.redact === undefined ? {} : { redact: options.redact }),
     origin: originOf(options),
+    // A trial's replay, fork or resume is the same trial of its task; a resume, the same attempt.
+    trial: recorded.trial,
+    ...(options.kind === "resume"
+      ? { attempt: recorded.attempt, earlierAttempts: recorded.earlierAttempts }
+      : {}),
     mcpRecording: mcpRecording(recorded, options.untilStep, options.next !== undefined),
   });
   const divergence = tracker.report({

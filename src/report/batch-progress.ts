@@ -1,5 +1,6 @@
 import { formatCost, formatDuration } from "../format.js";
 import { roundUsd, shownCostUsd } from "./aggregate.js";
+import { runLabel } from "./run-folders.js";
 import type { TaskSummary } from "./summary.js";
 
 /**
@@ -27,16 +28,17 @@ export function createBatchProgress(options: {
       startedAt.set(name, now());
     },
     taskEnded(summary) {
-      const wallMs = now() - (startedAt.get(summary.name) ?? now());
-      startedAt.delete(summary.name);
+      const label = runLabel(summary);
+      const wallMs = now() - (startedAt.get(label) ?? now());
+      startedAt.delete(label);
       ended.push({ passed: summary.passed, costUsd: summary.costUsd, wallMs });
     },
     line() {
       const done = ended.length;
       const failed = ended.filter((task) => !task.passed).length;
       const cost = shownCostUsd({
-        tasks: done,
-        unpricedTasks: ended.filter((task) => task.costUsd === null).length,
+        trials: done,
+        unpricedTrials: ended.filter((task) => task.costUsd === null).length,
         costUsd: roundUsd(ended.reduce((sum, task) => sum + (task.costUsd ?? 0), 0)),
       });
       const spent = cost === null ? "cost unknown" : `${formatCost(cost)} spent`;

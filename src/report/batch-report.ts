@@ -32,8 +32,8 @@ export async function removeBatchReport(outDir: string): Promise<void> {
   await rm(join(outDir, "report.json"), { force: true });
 }
 
-/** A finished task as `agent-run report` would read it back from its `summary.json`. */
-function runSummaryOf(summary: TaskSummary): RunSummary {
+/** A finished run as `agent-run report` would read it back from its `summary.json`. */
+export function runSummaryOf(summary: TaskSummary): RunSummary {
   const file = join(summary.runDir, SUMMARY_FILE);
   return parseRunSummary(JSON.stringify(summaryJson(summary)), file, summary.runDir);
 }

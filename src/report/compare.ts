@@ -6,7 +6,9 @@ import {
   type ReportTotals,
   roundUsd,
   shownCostUsd,
+  sumRuns,
 } from "./aggregate.js";
+import { statusCounts } from "./markdown-cells.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 import { markdownText } from "./markdown-text.js";
 
@@ -79,14 +81,42 @@ export function compareReports(base: Report, next: Report): ReportComparison {
 }
 
 function compareTask(base: ReportTask, next: ReportTask): TaskComparison {
+  const before = figuresOf(base);
+  const after = figuresOf(next);
   return {
     name: next.name,
     base,
     next,
-    stepsDelta: next.steps - base.steps,
-    tokensDelta: next.totalTokens - base.totalTokens,
+    stepsDelta: after.steps - before.steps,
+    tokensDelta: after.totalTokens - before.totalTokens,
     costDeltaUsd:
-      base.costUsd === null || next.costUsd === null ? null : roundUsd(next.costUsd - base.costUsd),
+      before.costUsd === null || after.costUsd === null
+        ? null
+        : roundUsd(after.costUsd - before.costUsd),
+  };
+}
+
+/** What the comparison shows of a task: its run's figures, or its trials' summed. */
+export type TaskFigures = {
+  status: string;
+  steps: number;
+  totalTokens: number;
+  /** Null when no trial had a known price. */
+  costUsd: number | null;
+  failedChecks: string[];
+};
+
+export function figuresOf(task: ReportTask): TaskFigures {
+  const sums = sumRuns(task.runs);
+  const [only] = task.runs;
+  return {
+    status: task.runs.length === 1 && only !== undefined ? only.status : statusCounts(task),
+    steps: sums.steps,
+    totalTokens: sums.totalTokens,
+    costUsd: shownCostUsd(sums),
+    failedChecks: [
+      ...new Set(task.runs.flatMap((run) => run.failedChecks.map((check) => check.name))),
+    ],
   };
 }
 
@@ -119,7 +149,7 @@ function taskLists(comparison: ReportComparison): string[] {
     const task = byName.get(name);
     return task === undefined
       ? `- ${markdownText(name)}`
-      : `- ${markdownText(name)}: ${markdownText(task.base.status)} → ${markdownText(task.next.status)}${failedChecks(task.next)}`;
+      : `- ${markdownText(name)}: ${markdownText(figuresOf(task.base).status)} → ${markdownText(figuresOf(task.next).status)}${failedChecks(task.next)}`;
   };
   const plain = (name: string) => `- ${markdownText(name)}`;
   const lists: [string, string[]][] = [
@@ -135,14 +165,18 @@ function taskLists(comparison: ReportComparison): string[] {
 
 function comparisonTable(comparison: ReportComparison): string {
   const { base, next } = comparison.totals;
-  const rows = comparison.tasks.map((task) => [
-    task.name,
-    change(yesNo(task.base.passed), yesNo(task.next.passed)),
-    change(task.base.status, task.next.status),
-    numberChange(task.base.steps, task.next.steps),
-    numberChange(task.base.totalTokens, task.next.totalTokens),
-    costChange(task.base.costUsd, task.next.costUsd),
-  ]);
+  const rows = comparison.tasks.map((task) => {
+    const before = figuresOf(task.base);
+    const after = figuresOf(task.next);
+    return [
+      task.name,
+      change(yesNo(task.base.passed), yesNo(task.next.passed)),
+      change(before.status, after.status),
+      numberChange(before.steps, after.steps),
+      numberChange(before.totalTokens, after.totalTokens),
+      costChange(before.costUsd, after.costUsd),
+    ];
+  });
   rows.push([
     "total",
     change(`${base.passed}/${base.tasks}`, `${next.passed}/${next.tasks}`),
@@ -155,7 +189,7 @@ function comparisonTable(comparison: ReportComparison): string {
 }
 
 function failedChecks(task: ReportTask): string {
-  const names = task.failedChecks.map((check) => markdownText(check.name));
+  const names = figuresOf(task).failedChecks.map(markdownText);
   return names.length === 0 ? "" : ` (failed checks: ${names.join(", ")})`;
 }
 

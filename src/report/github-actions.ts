@@ -5,10 +5,14 @@ import { oneLine } from "../format.js";
 import { relativeIfInside } from "../fs/real-path.js";
 import type { SdkWarning } from "../model/model-client.js";
 import { workflowCommand } from "../workflow-commands.js";
+import { buildReport, type Report } from "./aggregate.js";
+import { runSummaryOf } from "./batch-report.js";
 import { outputLines, stepOutputs } from "./github-outputs.js";
 import { jobSummary } from "./job-summary.js";
+import { formatReportMarkdown } from "./markdown.js";
 import { createProgressReporter, firstTimeFilter } from "./progress.js";
 import type { Reporter, ReportIo } from "./reporter.js";
+import { runLabel } from "./run-folders.js";
 import type { TaskSummary } from "./summary.js";
 
 /** Statuses where a limit stopped the task: a warning, not an error, in the Actions UI. */
@@ -85,7 +89,7 @@ export function annotations(
           properties: {
             file: annotationFile(summary.taskFile, root),
             line: check.line,
-            title: `agent-run: ${summary.name}: check failed`,
+            title: `agent-run: ${runLabel(summary)}: check failed`,
           },
           message: `${check.name}: ${check.message}`,
         }),
@@ -130,7 +134,7 @@ export function taskFileAnnotations(
 
 function statusAnnotation(summary: TaskSummary, root: string | undefined): Annotation {
   const level = LIMIT_STATUSES.has(summary.status) ? "warning" : "error";
-  const title = `agent-run: ${summary.name}: ${summary.status}`;
+  const title = `agent-run: ${runLabel(summary)}: ${summary.status}`;
   const message = summary.error ?? `the task ended with status ${summary.status}`;
   const file = annotationFile(summary.taskFile, root);
   return { level, properties: { file, title }, message };
@@ -167,17 +171,20 @@ export function createGithubReporter(
       progress.onEvent(name, event);
     },
     onCheck: progress.onCheck,
+    // The next attempt's lines go on in the same group.
+    onTaskRetry: progress.onTaskRetry,
     onTaskEnd(summary) {
       progress.onTaskEnd(summary);
       if (!isStreamed) {
+        const label = runLabel(summary);
         writeCommand(workflowCommand("group", {}, groupTitle(summary)));
-        for (const line of buffers.get(summary.name) ?? []) io.writeErr(line);
-        buffers.delete(summary.name);
+        for (const line of buffers.get(label) ?? []) io.writeErr(line);
+        buffers.delete(label);
       }
       writeCommand(workflowCommand("endgroup", {}, ""));
     },
-    onBatchEnd: (summaries, reportMarkdown, outDir, viewFile) =>
-      writeGithubFiles(io, { summaries, sdkWarnings, viewFile }, reportMarkdown, outDir),
+    onBatchEnd: (summaries, report, outDir, viewFile) =>
+      writeGithubFiles(io, { summaries, sdkWarnings, viewFile }, report, outDir),
   };
 }
 
@@ -186,14 +193,13 @@ export function createGithubReporter(
  * verdict: `fix: FAILED (completed, checks 1/3)`, `add-farewell: passed (checks 3/3)`.
  */
 export function groupTitle(summary: TaskSummary): string {
+  const label = runLabel(summary);
   const passedChecks = summary.checks.filter((check) => check.passed).length;
   const checks =
     summary.checks.length === 0 ? [] : [`checks ${passedChecks}/${summary.checks.length}`];
   if (summary.passed)
-    return checks.length === 0
-      ? `${summary.name}: passed`
-      : `${summary.name}: passed (${checks[0]})`;
-  return `${summary.name}: FAILED (${[summary.status, ...checks].join(", ")})`;
+    return checks.length === 0 ? `${label}: passed` : `${label}: passed (${checks[0]})`;
+  return `${label}: FAILED (${[summary.status, ...checks].join(", ")})`;
 }
 
 /** Annotations on stderr, the job summary to `$GITHUB_STEP_SUMMARY`, outputs to `$GITHUB_OUTPUT`. */
@@ -204,7 +210,7 @@ async function writeGithubFiles(
     sdkWarnings: readonly SdkWarning[];
     viewFile: string | undefined;
   },
-  reportMarkdown: string,
+  report: Report,
   outDir: string,
 ): Promise<void> {
   const { summaries } = batch;
@@ -213,10 +219,15 @@ async function writeGithubFiles(
     (io.writeCommand ?? io.writeErr)(line);
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== "")
-    await appendFile(summaryFile, redact(jobSummary(reportMarkdown, summaries, batch.viewFile)));
+    await appendFile(
+      summaryFile,
+      redact(jobSummary(formatReportMarkdown(report), summaries, batch.viewFile)),
+    );
   const outputFile = io.env.GITHUB_OUTPUT;
   if (outputFile === undefined || outputFile === "") return;
-  const { outputs, warning } = stepOutputs(summaries, outDir, batch.viewFile);
+  // The runs of this batch (a replay's or resume's, not the folder's others).
+  const own = buildReport(summaries.map(runSummaryOf));
+  const { outputs, warning } = stepOutputs(own, summaries, outDir, batch.viewFile);
   if (warning !== undefined) {
     const properties = { title: "agent-run: structured_output left out" };
     (io.writeCommand ?? io.writeErr)(workflowCommand("warning", properties, warning));

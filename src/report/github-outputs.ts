@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import { formatCount } from "../format.js";
+import { type Report, roundUsd } from "./aggregate.js";
+import { runLabel } from "./run-folders.js";
 import type { TaskSummary } from "./summary.js";
 
 // The step outputs agent-run appends to `$GITHUB_OUTPUT`: the batch's figures, and the tasks'
@@ -16,31 +18,37 @@ export type StepOutputs = {
 };
 
 /**
- * The batch's outputs (`view`: the viewer `run --view` wrote), and `structured_output` when a task has one: every such task's object by
- * task name, as compact JSON. Compact JSON is one line (JSON escapes line breaks in strings), so
- * it needs no heredoc; past `MAX_OUTPUT_VALUE_BYTES` it is left out with a warning.
+ * The step outputs, from the batch's report: tasks passed (every trial) and failed, trials, the
+ * mean pass@1, flaky tasks, the batch's spend (retried attempts included), and `view` (the viewer
+ * `run --view` wrote). Then `structured_output` when a run has one: every such run's object by
+ * its label (the task's name; `task/trial-<n>` for a trial), as compact JSON. Compact JSON is one
+ * line (JSON escapes line breaks in strings), so it needs no heredoc; past
+ * `MAX_OUTPUT_VALUE_BYTES` it is left out with a warning.
  */
 export function stepOutputs(
+  report: Report,
   summaries: readonly TaskSummary[],
   outDir: string,
   viewFile?: string,
 ): StepOutputs {
-  const passed = summaries.filter((summary) => summary.passed).length;
-  const cost = summaries.reduce((sum, summary) => sum + (summary.costUsd ?? 0), 0);
+  const { totals } = report;
   const outputs: Record<string, string | number> = {
-    passed,
-    failed: summaries.length - passed,
-    total: summaries.length,
-    cost_usd: Math.round(cost * 1e6) / 1e6,
-    // As report.json's totals: `cost_usd` sums the known costs, these tasks had none.
-    unpriced_tasks: summaries.filter((summary) => summary.costUsd === null).length,
+    passed: totals.passed,
+    failed: totals.failed,
+    total: totals.tasks,
+    trials: totals.trials,
+    passed_trials: totals.passedTrials,
+    pass_at_1: totals.estimates[0]?.passAtK ?? 0,
+    flaky_tasks: totals.flakyTasks,
+    cost_usd: roundUsd(totals.costUsd + totals.retries.costUsd),
+    // As report.json's totals: `cost_usd` sums the known costs, these runs had none.
+    unpriced_tasks: totals.unpricedTrials,
     report: join(outDir, "report.json"),
     out: outDir,
-    // Where `run --view` wrote the viewer, when it did.
     ...(viewFile === undefined ? {} : { view: viewFile }),
   };
   const structured = summaries.flatMap((summary) =>
-    summary.structuredOutput === undefined ? [] : [[summary.name, summary.structuredOutput]],
+    summary.structuredOutput === undefined ? [] : [[runLabel(summary), summary.structuredOutput]],
   );
   if (structured.length === 0) return { outputs, warning: undefined };
   const json = JSON.stringify(Object.fromEntries(structured));

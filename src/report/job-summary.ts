@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import type { ChangedFile } from "../workspace/changes.js";
 import { markdownText } from "./markdown-text.js";
+import { runLabel } from "./run-folders.js";
 import type { TaskSummary } from "./summary.js";
 
 const MAX_HEADLINE_CHARS = 300;
@@ -57,7 +58,7 @@ function changedFilesDetails(summary: TaskSummary): string {
     files.length === 0
       ? "No files changed."
       : ["| file | change | lines |", "| --- | --- | --- |", ...files, ...rest].join("\n");
-  const headline = `${summary.name}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
+  const headline = `${runLabel(summary)}: ${summary.status}, ${summary.changedFiles.length} changed, ${formatCost(summary.costUsd)}, ${formatDuration(summary.durationMs)}`;
   return `<details><summary>${escapeHtml(oneLine(headline, MAX_HEADLINE_CHARS))}</summary>\n\n${body}\n\n</details>`;
 }
 

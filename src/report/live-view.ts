@@ -3,6 +3,7 @@ import { totalTokens } from "../model/model-client.js";
 import type { BatchProgress } from "./batch-progress.js";
 import { createProgressReporter, describeInput } from "./progress.js";
 import type { Reporter } from "./reporter.js";
+import { runLabel } from "./run-folders.js";
 
 /** What the live view shows for one running task; `tool` while a tool call runs. */
 type Running = { startedAt: number; step: number; tokens: number; tool?: string | undefined };
@@ -133,8 +134,9 @@ export function createLiveReporter(options: {
       live.update(name, event.subagent?.rootStep ?? event.step, total);
     },
     onCheck: progress.onCheck,
+    onTaskRetry: progress.onTaskRetry,
     onTaskEnd(summary) {
-      live.end(summary.name);
+      live.end(runLabel(summary));
       progress.onTaskEnd(summary);
       batch?.taskEnded(summary);
       if (batch !== undefined) live.setStatus(batch.line());

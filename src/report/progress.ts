@@ -3,6 +3,7 @@ import { limitFigures } from "../agent/limit-text.js";
 import { formatCost, formatCount, formatDuration, oneLine } from "../format.js";
 import { type SdkWarning, textOf, totalTokens } from "../model/model-client.js";
 import type { Reporter } from "./reporter.js";
+import { runLabel } from "./run-folders.js";
 
 export type ProgressOptions = {
   /** Receives each finished line and the task it is about. */
@@ -41,6 +42,17 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       const text = `check ${check.passed ? "passed" : "FAILED"}: ${oneLine(check.name, 200)}${check.passed ? "" : ` (${oneLine(check.message, 200)})`}`;
       say(name, check.passed ? text : paint(RED, text));
     },
+    onTaskRetry(summary, next, max) {
+      const kind = summary.errorKind === undefined ? "" : ` (${summary.errorKind})`;
+      const reason = summary.error === undefined ? "" : `: ${oneLine(summary.error, 300)}`;
+      say(
+        runLabel(summary),
+        paint(
+          YELLOW,
+          `${summary.status}${kind}${reason}; running it again (attempt ${next} of ${max})`,
+        ),
+      );
+    },
     onTaskEnd(summary) {
       const colour = summary.passed ? GREEN : RED;
       const passedChecks = summary.checks.filter((check) => check.passed).length;
@@ -50,7 +62,11 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
           : `, checks ${passedChecks}/${summary.checks.length} passed`;
       const figures = `${plural(summary.steps, "step")}, ${formatCount(totalTokens(summary.usage))} tokens, ${formatCost(summary.costUsd)}, ${plural(summary.changedFiles.length, "file")} changed, ${formatDuration(summary.durationMs)}`;
       const reason = summary.error === undefined ? "" : `: ${oneLine(summary.error, 300)}`;
-      say(summary.name, `${paint(colour, summary.status)}${checks} (${figures})${reason}`);
+      const attempt = (summary.attempt ?? 1) > 1 ? ` on attempt ${summary.attempt}` : "";
+      say(
+        runLabel(summary),
+        `${paint(colour, summary.status)}${attempt}${checks} (${figures})${reason}`,
+      );
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import { type Redactor, redactStrings } from "../redact.js";
+import type { Report } from "./aggregate.js";
 import type { TaskSummary } from "./summary.js";
 
 /**
@@ -12,14 +13,19 @@ export type Reporter = {
   onTaskStart?(name: string, detail: string): void;
   onEvent?(name: string, event: AgentEvent): void;
   onCheck?(name: string, check: CheckResult): void;
+  /**
+   * A run's attempt failed on infrastructure and runs again, as attempt `next` of at most `max`
+   * (`--retry-errors`); `onTaskEnd` follows for its last attempt only. `name` stays the run's.
+   */
+  onTaskRetry?(summary: TaskSummary, next: number, max: number): void;
   onTaskEnd?(summary: TaskSummary): void;
   /**
-   * After the batch, with its report as Markdown (the table printed on stdout), and the viewer's
-   * file when `--view` wrote one.
+   * After the batch, with each run's summary, the batch's report (the table printed on stdout), and
+   * the viewer's file when `--view` wrote one.
    */
   onBatchEnd?(
     summaries: readonly TaskSummary[],
-    reportMarkdown: string,
+    report: Report,
     outDir: string,
     viewFile?: string,
   ): Promise<void>;
@@ -65,16 +71,22 @@ export function withRedactedInput<R extends Reporter>(
     ...(reporter.onCheck && {
       onCheck: (name: string, check: CheckResult) => reporter.onCheck?.(name, clean(check)),
     }),
+    ...(reporter.onTaskRetry && {
+      onTaskRetry: (summary: TaskSummary, next: number, max: number) =>
+        reporter.onTaskRetry?.(clean(summary), next, max),
+    }),
     ...(reporter.onTaskEnd && {
       onTaskEnd: (summary: TaskSummary) => reporter.onTaskEnd?.(clean(summary)),
     }),
     ...(reporter.onBatchEnd && {
       onBatchEnd: (
         summaries: readonly TaskSummary[],
-        markdown: string,
+        report: Report,
         outDir: string,
         viewFile?: string,
-      ) => reporter.onBatchEnd?.(clean(summaries), markdown, outDir, viewFile) ?? Promise.resolve(),
+      ) =>
+        reporter.onBatchEnd?.(clean(summaries), clean(report), outDir, viewFile) ??
+        Promise.resolve(),
     }),
   };
 }

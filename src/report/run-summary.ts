@@ -1,5 +1,11 @@
 import { z } from "zod";
 import type { Usage } from "../model/model-client.js";
+import {
+  AttemptJsonSchema,
+  EarlierAttemptJsonSchema,
+  earlierAttemptOfJson,
+  TrialJsonSchema,
+} from "../transcript/trials.js";
 import { parseVersionedJson } from "./json-issue.js";
 import {
   CheckJsonSchema,
@@ -19,6 +25,9 @@ export const UsageReadSchema = UsageJsonSchema.transform(
     cacheReadInputTokens: usage.cache_read_input_tokens,
   }),
 );
+
+/** An earlier attempt at a trial, as `summary.json` and `report.json` record it. */
+export const EarlierAttemptReadSchema = EarlierAttemptJsonSchema.transform(earlierAttemptOfJson);
 
 /** A plain string `kind`, not the enum: a report still reads runs from a newer agent-run's checks. */
 const CheckSchema = CheckJsonSchema.extend({
@@ -87,6 +96,11 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     limit_exceeded_by_final_reply: LimitExceededReadSchema.nullable().default(null),
     // Only the progress: a report shows how much of the plan was done.
     plan: PlanProgressJsonSchema.nullable().optional(),
+    // Any kind, for a newer agent-run's; summaries from before kinds existed have none.
+    error_kind: z.string().min(1).nullable().default(null),
+    trial: TrialJsonSchema.optional(),
+    attempt: AttemptJsonSchema.default(1),
+    earlier_attempts: z.array(EarlierAttemptReadSchema).default([]),
   })
   .transform((run) => ({
     name: run.name,
@@ -94,6 +108,7 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     status: run.status,
     passed: run.passed ?? (run.status === "completed" && run.checks.every((check) => check.passed)),
     error: run.error,
+    errorKind: run.error_kind,
     model: run.model,
     steps: run.steps,
     usage: run.usage,
@@ -106,6 +121,9 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
     // Absent: no plan tool; null: the tool, but no plan written.
     plan: run.plan,
+    trial: run.trial?.index,
+    attempt: run.attempt,
+    earlierAttempts: run.earlier_attempts,
   }));
 
 /** One check of a run, as `summary.json` recorded it. */

@@ -1,7 +1,13 @@
 import { z } from "zod";
-import { RUN_STATUSES } from "../agent/events.js";
+import { ERROR_KINDS, RUN_STATUSES } from "../agent/events.js";
 import { CHECK_KINDS } from "../checks/types.js";
 import { TASK_NAME_PATTERN, TASK_NAME_RULE } from "../task/schema.js";
+import {
+  AttemptJsonSchema,
+  CostUsdJsonSchema,
+  EarlierAttemptJsonSchema,
+  TrialJsonSchema,
+} from "../transcript/trials.js";
 
 // `summary.json` as agent-run writes it: `summaryJson` is typed by this schema, the reader picks
 // its fields from it, and `npm run schema` publishes it as schema/summary.schema.json.
@@ -16,13 +22,6 @@ export const TaskNameJsonSchema = z.string().regex(TASK_NAME_PATTERN, {
   error: (issue) =>
     `${JSON.stringify(issue.input)} is not a task name (${TASK_NAME_RULE}); the file was edited`,
 });
-
-/** A run's estimated cost, as `summary.json` and `report.json` write it. */
-export const CostUsdJsonSchema = z
-  .number()
-  .nonnegative()
-  .nullable()
-  .describe("Estimated cost in US dollars; null when the model has no known price.");
 
 /** `usage` as `summary.json`, `report.json` and the transcript's result line write it. */
 export const UsageJsonSchema = z
@@ -95,6 +94,14 @@ const ChangedFileJsonSchema = z.object({
   binary: z.boolean(),
 });
 
+/** What an `error` run failed on; null for the other statuses. */
+const ErrorKindJsonSchema = z
+  .enum(ERROR_KINDS)
+  .nullable()
+  .describe(
+    "For status error: api (the model API failed after its retries: rate limit, overload, 5xx, connection, a broken or malformed stream), workspace (the workspace could not be copied or its starting state recorded) or other. The first two are infrastructure failures, which --retry-errors runs again. Null for the other statuses.",
+  );
+
 /** `summary.json`: one task's run. New fields may appear without a new `schema_version`. */
 export const SummaryJsonSchema = z
   .object({
@@ -104,6 +111,7 @@ export const SummaryJsonSchema = z
     status: z.enum(RUN_STATUSES),
     passed: z.boolean().describe("The status is completed and every check passed."),
     error: z.string().nullable().describe("Why the run did not complete; null when it did."),
+    error_kind: ErrorKindJsonSchema,
     model: z.string(),
     steps: count.describe("Model calls made."),
     usage: UsageJsonSchema,
@@ -127,6 +135,14 @@ export const SummaryJsonSchema = z
       })
       .optional()
       .describe("Runs made by replay or resume only: the recorded run they started from."),
+    trial: TrialJsonSchema.optional(),
+    attempt: AttemptJsonSchema.optional(),
+    earlier_attempts: z
+      .array(EarlierAttemptJsonSchema)
+      .optional()
+      .describe(
+        "With attempt: the earlier attempts at this trial, which failed on infrastructure; each is kept in attempts/<n>/ in the run folder.",
+      ),
     limit_exceeded_by_final_reply: LimitExceededJsonSchema.optional(),
     plan: PlanJsonSchema.nullable()
       .optional()

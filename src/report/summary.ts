@@ -1,10 +1,11 @@
-import type { JsonObject, LimitExceeded, RunStatus } from "../agent/events.js";
+import type { ErrorKind, JsonObject, LimitExceeded, RunStatus } from "../agent/events.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
 import type { PlanItem } from "../tools/plan-store.js";
 import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
+import { type EarlierAttempt, type Trial, trialFields } from "../transcript/trials.js";
 import type { ChangedFile } from "../workspace/changes.js";
 import type { GitDirChange } from "../workspace/git-dir-state.js";
 import { SUMMARY_VERSION, type SummaryJson } from "./summary-json-schema.js";
@@ -18,6 +19,8 @@ export type TaskSummary = {
   taskFile: string;
   status: RunStatus;
   error: string | undefined;
+  /** For `error`: what it failed on (see `ErrorKind`). */
+  errorKind?: ErrorKind | undefined;
   model: string;
   steps: number;
   usage: Usage;
@@ -37,6 +40,12 @@ export type TaskSummary = {
   passed: boolean;
   /** Set for replays, forks and resumes. */
   origin?: RunOrigin | undefined;
+  /** Which of its task's trials this run is; undefined when the task has one. */
+  trial?: Trial | undefined;
+  /** This run's attempt at its trial; 1 (or undefined) unless earlier ones failed on infrastructure. */
+  attempt?: number | undefined;
+  /** The earlier attempts at this trial (`--retry-errors`), oldest first. */
+  earlierAttempts?: readonly EarlierAttempt[] | undefined;
   /** A completed run whose final answer went past a token or cost limit (see `RunResult`). */
   limitExceededByFinalReply?: LimitExceeded | undefined;
   /**
@@ -48,6 +57,17 @@ export type TaskSummary = {
   structuredOutput?: JsonObject | undefined;
 };
 
+/** What an attempt leaves for the next one to record. */
+export function earlierAttemptOf(summary: TaskSummary): EarlierAttempt {
+  return {
+    status: summary.status,
+    error: summary.error ?? null,
+    errorKind: summary.errorKind ?? null,
+    totalTokens: totalTokens(summary.usage),
+    costUsd: summary.costUsd,
+  };
+}
+
 /** `summary.json`'s JSON shape (snake_case, like the transcript), typed by its published schema. */
 export function summaryJson(summary: TaskSummary): SummaryJson {
   return {
@@ -57,6 +77,7 @@ export function summaryJson(summary: TaskSummary): SummaryJson {
     status: summary.status,
     passed: summary.passed,
     error: summary.error ?? null,
+    error_kind: summary.status === "error" ? (summary.errorKind ?? "other") : null,
     model: summary.model,
     steps: summary.steps,
     usage: usageLine(summary.usage),
@@ -70,6 +91,7 @@ export function summaryJson(summary: TaskSummary): SummaryJson {
     transcript: "transcript.jsonl",
     patch: summary.patchFile,
     ...(summary.origin === undefined ? {} : { origin: originLine(summary.origin) }),
+    ...trialFields(summary),
     ...(summary.limitExceededByFinalReply === undefined
       ? {}
       : { limit_exceeded_by_final_reply: summary.limitExceededByFinalReply }),

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import { messageOf } from "../errors.js";
 import { ZERO_USAGE } from "../model/model-client.js";
 import { InitLineSchema, type TranscriptLine } from "../transcript/line-schemas.js";
@@ -19,6 +19,7 @@ export const INTERRUPTED_STATUS = "interrupted";
 export async function readUnfinishedRun(
   folder: string,
   transcript: string,
+  trialOfFolder: number | undefined = undefined,
 ): Promise<RunSummary | { problem: string }> {
   let lines: TranscriptLine[];
   try {
@@ -29,9 +30,10 @@ export async function readUnfinishedRun(
   } catch (error) {
     return { problem: messageOf(error) };
   }
-  // Without an init line, the folder names the task.
+  // Without an init line, the folder names the task (a trial's, its task's folder).
   const init = InitLineSchema.safeParse(lines[0]).data;
-  const name = TaskNameJsonSchema.safeParse(init?.task.name ?? basename(folder));
+  const named = trialOfFolder === undefined ? basename(folder) : basename(dirname(folder));
+  const name = TaskNameJsonSchema.safeParse(init?.task.name ?? named);
   if (!name.success) return { problem: `the task name ${name.error.issues[0]?.message ?? ""}` };
   const file = init?.task.file;
   return {
@@ -51,6 +53,10 @@ export async function readUnfinishedRun(
     checks: [],
     limitExceededByFinalReply: null,
     plan: undefined,
+    errorKind: null,
+    trial: init === undefined ? trialOfFolder : init.trial?.index,
+    attempt: init?.attempt ?? 1,
+    earlierAttempts: [],
     folder,
   };
 }

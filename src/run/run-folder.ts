@@ -1,9 +1,10 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { type Redactor, redactStrings } from "../redact.js";
+import { ATTEMPTS_FOLDER } from "../report/run-folders.js";
 import { SUMMARY_FILE, summaryJson, type TaskSummary } from "../report/summary.js";
 
 // What a run folder (OUT/<task>/) holds, and how its files are written.
@@ -76,6 +77,46 @@ export async function clearRunDir(runDir: string, preserve: readonly string[]): 
       .map((entry) => rm(join(runDir, entry), { recursive: true, force: true })),
   );
   writeFileSync(join(runDir, RUN_MARKER_FILE), RUN_MARKER);
+}
+
+/**
+ * Makes `taskDir` a task's folder of trials for one run to write a trial into (a replay): created
+ * and marked when missing or empty; emptied when it holds the run of a task run once (whose files
+ * would hide the trials from `report`); else kept as it is, with its other trials. Refuses
+ * (`ConfigError`) a folder agent-run did not make.
+ */
+export async function prepareTrialsDir(taskDir: string): Promise<void> {
+  const state = runDirState(taskDir);
+  const holdsRun = readdirSafe(taskDir).some((entry) => RUN_FILES.includes(entry));
+  if (state === "ours" && !holdsRun) return;
+  await clearRunDir(taskDir, []);
+}
+
+/** The files that make a folder a run's own (rather than a task's folder of trials). */
+const RUN_FILES = [TRANSCRIPT_FILE, SUMMARY_FILE];
+
+function readdirSafe(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Moves a finished attempt's files into `attempts/<attempt>/` of its run folder, marked as a run
+ * folder of its own, so the next attempt starts in an empty run folder (keep `attempts` when
+ * clearing it) and the earlier one stays whole. Returns where it went.
+ */
+export async function keepAttempt(runDir: string, attempt: number): Promise<string> {
+  const target = join(runDir, ATTEMPTS_FOLDER, String(attempt));
+  await mkdir(target, { recursive: true });
+  for (const entry of readdirSync(runDir)) {
+    if (entry === ATTEMPTS_FOLDER || entry === RUN_MARKER_FILE) continue;
+    await rename(join(runDir, entry), join(target, entry));
+  }
+  writeFileSync(join(target, RUN_MARKER_FILE), RUN_MARKER);
+  return target;
 }
 
 /** Writes `changes.patch`, secrets hidden. */

@@ -7,6 +7,7 @@ import type { Task } from "../task/schema.js";
 import type { McpRecording } from "../tools/mcp-tools.js";
 import type { Sandbox } from "../tools/sandbox.js";
 import type { RunOrigin } from "../transcript/init-line.js";
+import type { EarlierAttempt, Trial } from "../transcript/trials.js";
 
 /** Everything one task run needs, already resolved by the command line. */
 export type RunTaskOptions = {
@@ -18,8 +19,13 @@ export type RunTaskOptions = {
   subagentModel?: ((toolUseId: string) => ModelClient) | undefined;
   /** The batch's output folder; in place it may sit inside the workspace, and is not content. */
   outDir: string;
-  /** The run folder; default `outDir/<task name>`. */
+  /** The run folder; default `outDir/<task name>`, or `outDir/<task name>/trial-<n>` for a trial. */
   runDir?: string;
+  /** Which of its task's trials this run is; undefined when the task has one. */
+  trial?: Trial | undefined;
+  /** The run's attempt at its trial (default 1), after `earlierAttempts` failed on infrastructure. */
+  attempt?: number;
+  earlierAttempts?: readonly EarlierAttempt[];
   inPlace: boolean;
   offline: boolean;
   prices: PriceTable;
@@ -53,3 +59,9 @@ export type RunTaskOptions = {
 
 /** The first `steps` steps of a run, served from a recording made on `provider`/`model`. */
 export type RecordedSteps = PricedModel & { steps: number };
+
+/** What a run's summary takes from its options: who ran what, from where, as which trial. */
+export type RunOptionsOfSummary = Pick<
+  RunTaskOptions,
+  "task" | "modelName" | "origin" | "trial" | "attempt" | "earlierAttempts"
+>;

@@ -1,9 +1,10 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { AgentEvent, RunResult } from "../agent/events.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { CheckResult } from "../checks/types.js";
 import { messageOf } from "../errors.js";
 import type { Redactor } from "../redact.js";
+import { runDirOf } from "../report/run-folders.js";
 import type { TaskSummary } from "../report/summary.js";
 import type { McpServerStatus } from "../tools/mcp-tools.js";
 import type { PlanItem } from "../tools/plan-store.js";
@@ -21,6 +22,7 @@ import {
   clearRunDir,
   OUTPUT_FILE,
   PATCH_FILE,
+  prepareTrialsDir,
   TRANSCRIPT_FILE,
   writeOutput,
   writeSummary,
@@ -40,6 +42,8 @@ export type Run = {
   transcript: TranscriptWriter;
   /** Failures of agent-run's own steps; any makes the run an `error`. */
   problems: string[];
+  /** One of them: the workspace could not be prepared (an infrastructure failure; see `ErrorKind`). */
+  isWorkspaceUnprepared: boolean;
   /** Each model's replies added up, for the result line. */
   modelUsage: ReturnType<typeof createModelUsageTally>;
   /** The tool calls still unanswered, and those refused, for the closing lines. */
@@ -76,7 +80,9 @@ export type Work = {
 };
 
 export async function openRun(options: RunTaskOptions): Promise<Run> {
-  const runDir = options.runDir ?? join(options.outDir, options.task.name);
+  const runDir = options.runDir ?? runDirOf(options.outDir, options.task.name, options.trial);
+  // A trial's folder sits in its task's folder of trials, which is agent-run's too.
+  if (options.trial !== undefined) await prepareTrialsDir(dirname(runDir));
   await clearRunDir(runDir, options.preserve ?? []);
   const redact = options.redact ?? ((text: string) => text);
   return {
@@ -92,6 +98,7 @@ export async function openRun(options: RunTaskOptions): Promise<Run> {
     ),
     transcript: TranscriptWriter.open(join(runDir, TRANSCRIPT_FILE), { redact }),
     problems: [],
+    isWorkspaceUnprepared: false,
     modelUsage: createModelUsageTally(options),
     toolCalls: createToolCallLedger(),
     plan: createPlanTally(),
@@ -127,6 +134,9 @@ export function writeInit(
         },
         offline: options.offline,
         origin: options.origin,
+        trial: options.trial,
+        attempt: options.attempt ?? 1,
+        earlierAttempts: options.earlierAttempts ?? [],
       }),
     );
   } catch (error) {
@@ -146,7 +156,12 @@ export async function finish(
   let final =
     earlyStatus === "cancelled"
       ? emptyResult("cancelled", "the run was cancelled before it started", elapsedMs)
-      : finalResult(work.result, run.problems, elapsedMs);
+      : finalResult(
+          work.result,
+          run.problems,
+          elapsedMs,
+          run.isWorkspaceUnprepared ? "workspace" : "other",
+        );
   final = await writeStructuredOutput(run, final, elapsedMs);
   const changedFiles = work.changes?.changedFiles ?? [];
   const { costUsd } = final;

@@ -110,7 +110,7 @@ async function prepare(run: Run): Promise<Prepared | undefined> {
         return snapshot;
       })
       .catch((error: unknown) => {
-        run.problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+        workspaceUnprepared(run, error);
         return undefined;
       });
     gitDirsBefore.catch(() => {}); // reported through `before`, which waits for it
@@ -131,9 +131,15 @@ async function prepare(run: Run): Promise<Prepared | undefined> {
     };
   } catch (error) {
     await scratch?.remove();
-    run.problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+    workspaceUnprepared(run, error);
     return undefined;
   }
+}
+
+/** The workspace could not be copied, or its starting state recorded: the run is an `error`. */
+function workspaceUnprepared(run: Run, error: unknown): void {
+  run.problems.push(`could not prepare the workspace: ${messageOf(error)}`);
+  run.isWorkspaceUnprepared = true;
 }
 
 /** In place, the output folder may sit inside the workspace (or be it): it is not content. */

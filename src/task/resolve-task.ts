@@ -117,6 +117,7 @@ function buildTask(
         data.bash?.max_output ?? 30_000,
       ),
     },
+    trials: data.trials ?? 1,
     sandbox: data.sandbox ?? "none",
     sandboxLimits: {
       tmpBytes: sizeBytes(data.sandbox_limits?.tmp_size, DEFAULT_SANDBOX_LIMITS.tmpBytes),

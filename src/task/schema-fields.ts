@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
+import { MAX_TRIALS } from "../transcript/trials.js";
 import { decimalAtMostPattern } from "./decimal-pattern.js";
 import { describeValue } from "./describe-value.js";
 
@@ -111,6 +112,14 @@ export function positiveInt(description: string, max?: number) {
             `expected at most ${max.toLocaleString("en-US")}, got ${describeValue(issue.input)}; a limit this high is almost certainly a mistake`,
         });
   return bounded.optional().describe(description);
+}
+
+/** A task's `trials:`: how many times the batch runs it, at most `MAX_TRIALS`. */
+export function trialsField() {
+  return positiveInt(
+    `How many times to run the task, each trial from a fresh copy of the workspace into its own run folder (OUT/<task>/trial-<n>/); the report gives its pass rate, and the batch's pass@k and pass^k. --trials overrides it. Default: 1; at most ${MAX_TRIALS}.`,
+    MAX_TRIALS,
+  );
 }
 
 function countMessage(issue: { input?: unknown }): string {

@@ -21,6 +21,7 @@ import {
   positiveInt,
   positiveUsd,
   toolList,
+  trialsField,
 } from "./schema-fields.js";
 import { SubagentsSchema } from "./subagents-schema.js";
 
@@ -198,6 +199,7 @@ export const TaskFileSchema = z
       .describe(
         "Scripted model replies (a YAML or JSON list of Messages API replies, relative to this task file's folder) played instead of the API by --offline runs and tests. Default: none.",
       ),
+    trials: trialsField(),
     checks: ChecksSchema,
     ...OUTPUT_FIELDS,
   })
@@ -283,4 +285,6 @@ export type Task = {
   /** Graders run after the agent stops, in file order; empty when the file has none. */
   checks: Check[];
   output: TaskOutput | undefined;
+  /** How many times the batch runs the task (`trials:`, or `--trials`), each a trial of its own. */
+  trials: number;
 };

@@ -9,6 +9,7 @@ import type { McpServerConfig, McpServerStatus } from "../tools/mcp-tools.js";
 import type { SandboxLimits } from "../tools/sandbox.js";
 import { type InitLineShape, TRANSCRIPT_VERSION } from "./line-schemas.js";
 import { mcpServerJson, mcpStatusJson, offeredMcpTools } from "./mcp-lines.js";
+import { type TrialOfRun, trialFields } from "./trials.js";
 
 /** The resolved task as the init line records it. */
 export type InitInfo = {
@@ -60,7 +61,7 @@ export type InitInfo = {
   offline: boolean;
   /** Where a replayed, forked or resumed run comes from. */
   origin: RunOrigin | undefined;
-};
+} & TrialOfRun;
 
 /** The run a replay, fork or resume started from. */
 export type RunOrigin = {
@@ -135,6 +136,7 @@ export function initLine(info: InitInfo): InitLineShape {
       offline: info.offline,
     },
     ...(info.origin === undefined ? {} : { origin: originLine(info.origin) }),
+    ...trialFields(info),
   };
 }
 

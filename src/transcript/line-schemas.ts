@@ -6,6 +6,7 @@ import {
   TaskStartedLineBody,
 } from "./agent-line-schemas.js";
 import { StepSchema } from "./step-schema.js";
+import { AttemptJsonSchema, EarlierAttemptJsonSchema, TrialJsonSchema } from "./trials.js";
 
 // The one vocabulary of transcript lines: the reader validates each line with these schemas, and
 // the writer's line builders (`lines.ts`) are typed by them, so the two cannot drift apart.
@@ -110,6 +111,9 @@ const InitLineBody = z.looseObject({
   skills: z.array(z.string()),
   plugins: z.array(z.looseObject({ name: z.string(), path: z.string() })),
   task: z.looseObject({ name: z.string(), prompt: z.string(), system: z.string() }),
+  trial: TrialJsonSchema.optional(),
+  attempt: AttemptJsonSchema.optional(),
+  earlier_attempts: z.array(EarlierAttemptJsonSchema).optional(),
 });
 
 const AssistantLineBody = z.looseObject({

@@ -1,5 +1,5 @@
 import { compareNames, type Report, type ReportTask } from "../report/aggregate.js";
-import { compareReports } from "../report/compare.js";
+import { compareReports, figuresOf } from "../report/compare.js";
 import type { CompareRow, CompareSide, ViewCompare } from "./view-data.js";
 
 /**
@@ -44,11 +44,12 @@ export function buildCompareView(base: Report, next: Report): ViewCompare {
 }
 
 function side(task: ReportTask): CompareSide {
+  const figures = figuresOf(task);
   return {
-    status: task.status,
+    status: figures.status,
     passed: task.passed,
-    steps: task.steps,
-    tokens: task.totalTokens,
-    costUsd: task.costUsd,
+    steps: figures.steps,
+    tokens: figures.totalTokens,
+    costUsd: figures.costUsd,
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { forecastBatch, type PlannedTask } from "../../src/batch/forecast.js";
 import { worstCase } from "../../src/batch/worst-case.js";
 import { ZERO_USAGE } from "../../src/model/model-client.js";
-import type { ReportTask } from "../../src/report/aggregate.js";
+import { type ReportRun, type ReportTask, reportTask } from "../../src/report/aggregate.js";
 
 const LIMITS = {
   maxSteps: 10,
@@ -14,13 +14,16 @@ const LIMITS = {
 const PRICE = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 };
 
 function planned(name: string, overrides: Partial<PlannedTask> = {}): PlannedTask {
-  return { name, model: "m", limits: LIMITS, price: PRICE, runs: 1, ...overrides };
+  return { name, model: "m", limits: LIMITS, price: PRICE, runs: 1, maxAttempts: 1, ...overrides };
 }
 
-function earlier(name: string, overrides: Partial<ReportTask> = {}): ReportTask {
-  return {
-    name,
-    taskFile: `tasks/${name}.yaml`,
+/** An earlier report's task, run once. */
+function earlier(name: string, overrides: Partial<ReportRun> = {}): ReportTask {
+  const run: ReportRun = {
+    trial: 1,
+    attempts: 1,
+    errorKind: null,
+    earlierAttempts: [],
     model: "m",
     status: "completed",
     passed: true,
@@ -37,6 +40,7 @@ function earlier(name: string, overrides: Partial<ReportTask> = {}): ReportTask 
     plan: undefined,
     ...overrides,
   };
+  return reportTask(name, `tasks/${name}.yaml`, [run]);
 }
 
 describe("forecastBatch", () => {
@@ -56,6 +60,13 @@ describe("forecastBatch", () => {
     expect(forecast.worstUsd).toBeCloseTo((one.usd ?? 0) * 4, 12);
     expect(forecast.worstTokens).toBe(one.tokens * 5);
     expect(forecast.unpricedTasks.map((task) => task.name)).toEqual(["c"]);
+  });
+
+  test("with --retry-errors, each run's worst case counts every attempt it may take", () => {
+    const one = worstCase(LIMITS, PRICE);
+    const forecast = forecastBatch([planned("a", { runs: 3, maxAttempts: 3 })], [], 1);
+
+    expect([forecast.worstTokens, forecast.worstUsd]).toEqual([one.tokens * 9, (one.usd ?? 0) * 9]);
   });
 
   test("expected: the means of the task's earlier runs with its model that ended on their own", () => {

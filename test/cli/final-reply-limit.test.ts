@@ -41,7 +41,7 @@ describe("a final answer that crosses a limit after the model ended its turn", (
     });
     expect(lines.some((line) => line.type === "limit_reached")).toBe(false);
     const report = JSON.parse(await readFile(dir.path("runs/report.json"), "utf8"));
-    expect(report.tasks[0]).toMatchObject({ limit_exceeded_by_final_reply: exceeded });
+    expect(report.tasks[0].runs[0]).toMatchObject({ limit_exceeded_by_final_reply: exceeded });
     expect(run.stdout).toContain(
       "Notes:\n- t: its final reply went past max_tokens (220,000 of 200,000 tokens); it completed, as no further call was made",
     );

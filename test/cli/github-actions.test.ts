@@ -171,6 +171,10 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
       passed: "1",
       failed: "2",
       total: "3",
+      trials: "3",
+      passed_trials: "1",
+      pass_at_1: "0.333333",
+      flaky_tasks: "0",
       cost_usd: String((3 * (1000 * 2 + 100 * 10)) / 1e6),
       unpriced_tasks: "0",
       report: dir.path("out/report.json"),
@@ -231,7 +235,7 @@ describe("under GitHub Actions (GITHUB_ACTIONS=true)", () => {
     expect(run.exitCode).toBe(2);
     const file = (name: string) => dir.path(name).replace(/:/g, "%3A").replace(/,/g, "%2C");
     expect(run.stderr.split("\n").filter((line) => line.startsWith("::"))).toEqual([
-      `::error file=${file("hostile,x:y.yaml")},line=3,col=1,title=agent-run%3A invalid task file::x%0A::error::pwned,a=b: unknown field "x\\n::error::pwned,a=b"; expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries`,
+      `::error file=${file("hostile,x:y.yaml")},line=3,col=1,title=agent-run%3A invalid task file::x%0A::error::pwned,a=b: unknown field "x\\n::error::pwned,a=b"; expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, trials, checks, output_schema, output_retries`,
       `::error file=${file("typo.yaml")},line=4,col=14,title=agent-run%3A invalid task file::limits.max_steps: expected a positive integer, got "many"`,
     ]);
     expect(run.stderr).not.toMatch(/^::error::pwned/m);

@@ -26,6 +26,7 @@ const RUNNABLE: readonly [example: string, exitCode: number][] = [
   ["$0 list 'tasks/*.yaml'", EXIT.ok],
   ["$0 list --json --shard 1/2 'tasks/*.yaml'", EXIT.ok],
   ["$0 --offline --max-steps 2 -o stopped tasks/fix-failing-test.yaml", EXIT.taskFailed],
+  ["$0 --offline --trials 3 --retry-errors 2 -o trials tasks/fix-failing-test.yaml", EXIT.ok],
   ["$0 report agent-runs --junit junit.xml", EXIT.ok],
   ["$0 report --compare stopped agent-runs", EXIT.ok],
   ["$0 export --swebench preds.jsonl agent-runs", EXIT.ok],

@@ -65,13 +65,13 @@ describe("an interrupted batch", () => {
     expect(interrupted.code).toBe(130);
     const batchReport = await readFile(dir.path("runs/report.json"), "utf8");
     const parsed = JSON.parse(batchReport) as {
-      tasks: Array<{ name: string; status: string; cost_usd: number | null }>;
-      totals: { statuses: Record<string, number>; unpriced_tasks: number };
+      tasks: Array<{ name: string; runs: Array<{ status: string; cost_usd: number | null }> }>;
+      totals: { statuses: Record<string, number>; unpriced_trials: number };
     };
     expect(parsed.totals.statuses).toEqual({ cancelled: 1, completed: 1, not_run: 1 });
-    expect(parsed.tasks.find((task) => task.name === "c")?.cost_usd).toBe(0);
-    const unpriced = parsed.tasks.filter((task) => task.cost_usd === null).length;
-    expect(parsed.totals.unpriced_tasks).toBe(unpriced);
+    expect(parsed.tasks.find((task) => task.name === "c")?.runs[0]?.cost_usd).toBe(0);
+    const runs = parsed.tasks.flatMap((task) => task.runs);
+    expect(parsed.totals.unpriced_trials).toBe(runs.filter((run) => run.cost_usd === null).length);
     expect(interrupted.stdout).toMatch(/^\| c +\| not_run +\| no +\|/m);
     expect(await reportOf(dir)).toBe(batchReport);
     const killedCall = (await readTranscript(dir.path("runs/b"))).find(

@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import { EXAMPLE_TASKS } from "../helpers/example-tasks.js";
 import { strictAjv } from "../helpers/json-schema-validator.js";
 import { runCli } from "../helpers/run-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const ALL = "tasks/*.yaml";
-const TASK_COUNT = 10;
+const TASK_COUNT = EXAMPLE_TASKS.length;
 
 type Listed = Array<{ name: string; file: string; model: string }>;
 

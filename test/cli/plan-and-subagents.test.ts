@@ -89,7 +89,7 @@ describe("the plan tool", () => {
     const system = (lines[0]?.task as { system: string } | undefined)?.system;
     expect(system).toContain("You have a plan tool, todo_write.");
     const report = JSON.parse(await readFile(dir.path("out/report.json"), "utf8"));
-    expect(report.tasks[0].plan).toEqual({ completed: 1, total: 2 });
+    expect(report.tasks[0].runs[0].plan).toEqual({ completed: 1, total: 2 });
     await runCli(["report", dir.path("out"), "--junit", dir.path("junit.xml")]);
     expect(await readFile(dir.path("junit.xml"), "utf8")).toContain("plan: 1 of 2 items completed");
 
@@ -107,7 +107,7 @@ describe("the plan tool", () => {
     expect(run.stdout).toMatch(/^\| unplanned +\| completed \| yes +\| +- \| +none \|/m);
     expect((await readSummary(run.runDir)).plan).toBeNull();
     const report = JSON.parse(await readFile(dir.path("out/report.json"), "utf8"));
-    expect(report.tasks[0].plan).toBeNull();
+    expect(report.tasks[0].runs[0].plan).toBeNull();
   });
 
   test("a task without the plan tool has no plan in summary.json, nor a plan column", async () => {

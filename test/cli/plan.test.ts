@@ -194,10 +194,13 @@ describe("agent-run plan --history", () => {
 
   test("two reports of the same tasks: the means; another model's runs do not count", async () => {
     const report = await readFile(ws.path("earlier/report.json"), "utf8");
-    const json = JSON.parse(report) as { tasks: Array<{ cost_usd: number; model: string }> };
-    for (const task of json.tasks) task.cost_usd *= 3;
+    const json = JSON.parse(report) as {
+      tasks: Array<{ runs: Array<{ cost_usd: number; model: string }> }>;
+    };
+    const runs = json.tasks.flatMap((task) => task.runs);
+    for (const run of runs) run.cost_usd *= 3;
     await writeFile(ws.path("dearer.json"), JSON.stringify(json));
-    for (const task of json.tasks) task.model = "claude-opus-5";
+    for (const run of runs) run.model = "claude-opus-5";
     await writeFile(ws.path("opus.json"), JSON.stringify(json));
 
     const run = await runCli(
@@ -222,7 +225,7 @@ describe("agent-run plan --history", () => {
     ["not JSON", "{", /not valid JSON/],
     [
       "another file",
-      '{"schema_version": 1, "tasks": [{"name": "x"}]}',
+      '{"schema_version": 2, "tasks": [{"name": "x"}]}',
       /tasks\.0\.task_file: required field is missing/,
     ],
     [
@@ -232,7 +235,7 @@ describe("agent-run plan --history", () => {
     ],
     [
       "a task name that is a path",
-      '{"schema_version": 1, "tasks": [{"name": "../x"}]}',
+      '{"schema_version": 2, "tasks": [{"name": "../x"}]}',
       /is not a task name/,
     ],
   ])("a hostile report (%s) is refused with exit 2, naming the file", async (_, text, message) => {

@@ -346,9 +346,12 @@ describe("the agent-run binary, offline, in place with --out inside the workspac
       /the transcript .*agent-runs\/t\/transcript\.jsonl was replaced by another file during the run/,
     );
     const report = JSON.parse(await readFile(ws.path("agent-runs/report.json"), "utf8")) as {
-      tasks: Array<{ error: string }>;
+      tasks: Array<{ runs: Array<{ error: string; error_kind: string }> }>;
     };
-    expect(report.tasks[0]?.error).toMatch(/transcript\.jsonl was replaced by another file/);
+    expect(report.tasks[0]?.runs[0]).toMatchObject({
+      error: expect.stringMatching(/transcript\.jsonl was replaced by another file/),
+      error_kind: "other",
+    });
     expect(await readFile(ws.path("agent-runs/t/transcript.jsonl"), "utf8")).toBe("{}\n");
   });
 

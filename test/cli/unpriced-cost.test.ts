@@ -46,9 +46,9 @@ describe("a batch with a task whose model has no known price", () => {
       unpriced_models: [],
     });
     const report = JSON.parse(await readFile(dir.path("out/report.json"), "utf8")) as {
-      totals: { cost_usd: number; unpriced_tasks: number };
+      totals: { cost_usd: number; unpriced_trials: number };
     };
-    expect(report.totals).toMatchObject({ cost_usd: known, unpriced_tasks: 1 });
+    expect(report.totals).toMatchObject({ cost_usd: known, unpriced_trials: 1 });
     const outputs = await readFile(dir.path("output.txt"), "utf8");
     expect(outputs).toContain(`cost_usd=${known}\n`);
     expect(outputs).toContain("unpriced_tasks=1\n");

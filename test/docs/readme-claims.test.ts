@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
+import { loadReplies } from "../../src/task/load-replies.js";
 import type { ViewPage } from "../../src/view/view-data.js";
 import {
   blockStartingWith,
@@ -45,6 +46,8 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
       "exports: test/docs/readme-exports.test.ts",
     "agent-run view agent-runs -o view.html                          # the quick start's batch":
       "viewer commands",
+    "$ agent-run --trials 3 -j 1 tasks/add-farewell.yaml tasks/fix-failing-test.yaml tasks/rename-function.yaml":
+      "trials",
     "$ agent-run --offline tasks/*.yaml --out /tmp/b -j 1      # Ctrl-C during the second task, exit 130":
       "not run: the example tasks end before a Ctrl-C lands; test/cli/interrupted-batch.test.ts interrupts a batch at a task that waits, then resumes it",
     "$ agent-run --offline tasks/fix-failing-test.yaml --max-steps 2 --out /tmp/d3    # max_steps, exit 1":
@@ -158,7 +161,7 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
       });
     }
     await expect(readFile(join(box.root, "agent-runs/report.json"), "utf8")).resolves.toMatch(
-      /"schema_version": 1/,
+      /"schema_version": 2/,
     );
     expect(quickStart.stderr).toMatch(/^\[fix-failing-test\] step 1 bash: /m);
     expect(quickStart.stderr).toMatch(/^\[fix-failing-test\] check passed: tests pass$/m);
@@ -405,6 +408,35 @@ describe("README: the real API", { timeout: 120_000 }, () => {
     });
     expect(all.code).toBe(2);
     expect(all.stderr).toMatch(/DEEPSEEK_API_KEY is not set/);
+  });
+});
+
+describe("README: trials", { timeout: 120_000 }, () => {
+  test("three trials against a model that fails one print the table README shows", async () => {
+    await using server = await startMockHttpServer();
+    for (const name of ["add-farewell", "fix-failing-test", "rename-function"]) {
+      const replies = await loadReplies(`fixtures/replies/${name}.yaml`);
+      for (const trial of [1, 2, 3]) {
+        // The second trial of fix-failing-test: the model gives up at once.
+        if (name === "fix-failing-test" && trial === 2) {
+          server.queue(reply().text("I could not find the bug.").usage(1850, 12));
+        } else {
+          server.queue(...replies);
+        }
+      }
+    }
+    const [session] = sessionCommands(blockLabelled("README.md", "trials"));
+    await using box = await docSandbox();
+    const run = await box.sh(session?.command ?? "", {
+      ANTHROPIC_API_KEY: "sk-ant-...",
+      ANTHROPIC_BASE_URL: server.url,
+    });
+
+    expect(run.code).toBe(1);
+    expect(server.remaining()).toBe(0);
+    expect(comparableOutput(run.stdout.trimEnd())).toEqual(
+      comparableOutput(session?.output.join("\n") ?? ""),
+    );
   });
 });
 

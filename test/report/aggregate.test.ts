@@ -35,7 +35,7 @@ describe("buildReport", () => {
       examples.reduce((total, summary) => total + pick(summary), 0);
     const report = buildReport(await loadRunSummaries([...shards, batch]));
 
-    expect(report.tasks.map((task) => [task.name, task.status, task.passed])).toEqual([
+    expect(report.tasks.map((task) => [task.name, task.runs[0]?.status, task.passed])).toEqual([
       ["add-farewell", "completed", true],
       ["alpha", "completed", true],
       ["beta", "max_steps", false],
@@ -52,7 +52,7 @@ describe("buildReport", () => {
       steps: sum((summary) => summary.steps) + 3 + 8 + 5,
       totalTokens: sum((summary) => summary.total_tokens) + 1500 + 4000 + 1500,
       costUsd: expect.closeTo(sum((summary) => summary.cost_usd) + 0.01 + 0.0234, 9),
-      unpricedTasks: 1,
+      unpricedTrials: 1,
       changedFileCount: sum((summary) => summary.changed_files.length) + 1 + 0 + 1,
       checkCount: 4 + 9,
       failedCheckCount: 3,
@@ -63,7 +63,8 @@ describe("buildReport", () => {
     const report = buildReport(await loadRunSummaries(shards));
     const beta = report.tasks.find((task) => task.name === "beta");
 
-    expect(beta).toMatchObject({
+    expect(beta?.runs).toHaveLength(1);
+    expect(beta?.runs[0]).toMatchObject({
       status: "max_steps",
       costUsd: null,
       changedFileCount: 0,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ZERO_USAGE } from "../../src/model/model-client.js";
+import { buildReport } from "../../src/report/aggregate.js";
 import { createBatchProgress } from "../../src/report/batch-progress.js";
 import { createLiveReporter } from "../../src/report/live-view.js";
 import type { TaskSummary } from "../../src/report/summary.js";
@@ -75,7 +76,7 @@ describe("a batch's progress line", () => {
     const started = out.join("");
     reporter.onTaskEnd(summary("alpha", false, 0.01));
     const ended = out.join("").slice(started.length);
-    void reporter.onBatchEnd([], "", "out");
+    void reporter.onBatchEnd([], buildReport([]), "out");
 
     expect(started).toMatch(
       /▸ alpha .*\n\[0\/2\] done, 0 failed, \$0\.0000 spent, estimating the time left\n$/,

@@ -71,9 +71,9 @@ beforeAll(async () => {
   junit = await readFile(join(box.root, "junit.xml"), "utf8");
   junitFileLine = await readFile(join(box.root, "file-line.xml"), "utf8");
   const json = JSON.parse(await readFile(join(box.root, "report.json"), "utf8")) as {
-    tasks: { name: string; duration_ms: number }[];
+    tasks: { name: string; runs: { duration_ms: number }[] }[];
   };
-  durations = new Map(json.tasks.map((task) => [task.name, task.duration_ms]));
+  durations = new Map(json.tasks.map((task) => [task.name, task.runs[0]?.duration_ms ?? -1]));
 }, 120_000);
 afterAll(async () => {
   await box[Symbol.asyncDispose]();

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { buildReport } from "../../src/report/aggregate.js";
 import { createLiveReporter, createLiveView } from "../../src/report/live-view.js";
 import { runCli } from "../helpers/run-cli.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
@@ -54,7 +55,7 @@ describe("the live view (terminals only)", () => {
     const afterResult = out.slice(
       out.lastIndexOf("[alpha] step 1 bash: npm test (exit 0, 1.2s)\n"),
     );
-    void reporter.onBatchEnd([], "", "out");
+    void reporter.onBatchEnd([], buildReport([]), "out");
 
     expect(running).toMatch(/▸ alpha {2}step 0 {2}0 tokens {2}\S+ {2}bash: npm test\n$/);
     expect(afterResult.join("")).not.toContain("bash: npm test\n  ▸");

@@ -103,7 +103,7 @@ describe("loadRunSummaries", () => {
       `${join(tmp, "nope")}: no such file or folder`,
     );
     expect((await configError(loadRunSummaries([empty]))).message).toMatch(
-      /empty: no runs in it \(no summary\.json in it or in its immediate sub-folders\)$/,
+      /empty: no runs in it \(no summary\.json in it, in its immediate sub-folders, or in their trial-<n> folders\)$/,
     );
   });
 

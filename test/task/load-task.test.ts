@@ -135,6 +135,7 @@ describe("loadTasks: valid files", () => {
         sandbox: "none",
         sandboxLimits: DEFAULT_SANDBOX_LIMITS,
         allowGitChanges: false,
+        trials: 1,
         replies: ws.path("replies/fix.jsonl"),
         checks: [],
       },
@@ -183,6 +184,7 @@ describe("loadTasks: valid files", () => {
       sandbox: "none",
       sandboxLimits: DEFAULT_SANDBOX_LIMITS,
       allowGitChanges: false,
+      trials: 1,
       replies: undefined,
       checks: [],
     });
@@ -339,11 +341,11 @@ describe("loadTasks: one mistake per file in fixtures/bad-tasks", () => {
     ["empty-prompt.yaml", "2:9: prompt: must not be empty; write what the agent should do"],
     [
       "unknown-top-level-key.yaml",
-      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries',
+      '4:1: sytem: unknown field "sytem" (did you mean "system"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, trials, checks, output_schema, output_retries',
     ],
     [
       "limit-outside-limits.yaml",
-      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries',
+      '4:1: max_steps: unknown field "max_steps" (did you mean "limits.max_steps"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, trials, checks, output_schema, output_retries',
     ],
     [
       "unknown-limit-key.yaml",
@@ -659,7 +661,7 @@ describe("loadTasks: more mistakes", () => {
     const problems = await problemsOf([file]);
 
     expect(problems).toEqual([
-      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries`,
+      `${file}:2:1: workspce: unknown field "workspce" (did you mean "workspace"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, trials, checks, output_schema, output_retries`,
       `${file}:4:3: limits.maxSteps: unknown field "maxSteps" (did you mean "max_steps"?); expected one of max_steps, max_tokens, max_output_tokens, max_repeated_calls, max_cost_usd, timeout`,
     ]);
   });
@@ -870,7 +872,7 @@ describe("loadTasks: checks", () => {
       `${file}:7:49: checks[2].changed_files.maxx: unknown field "maxx" (did you mean "max"?); expected one of only, must, max`,
       `${file}:8:10: checks[3].run: must not be empty; write the command to run, e.g. "npm test"`,
       `${file}:9:18: checks[4].file_exists: expected a path relative to the workspace root (like "src/app.js"), got "C:\\\\Windows"`,
-      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, checks, output_schema, output_retries`,
+      `${file}:10:1: checks_extra: unknown field "checks_extra" (did you mean "checks"?); expected one of name, instance_id, prompt, workspace, system, model, provider, limits, context, tools, subagents, tool_protocol, reasoning, bash, command_tools, mcp_servers, sandbox, sandbox_limits, allow_git_changes, replies, trials, checks, output_schema, output_retries`,
     ]);
   });
 

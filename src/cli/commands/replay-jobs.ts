@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import { createBatchLog } from "../../batch/batch-log.js";
 import { ConfigError } from "../../errors.js";
 import { type ModelClient, toModelReply } from "../../model/model-client.js";
@@ -9,7 +8,7 @@ import type { RecordedRun } from "../../replay/recorded-run.js";
 import { checkWorkspace, type ReplayKind, replayRun } from "../../replay/replay-run.js";
 import type { Report } from "../../report/aggregate.js";
 import { refreshFolderReport } from "../../report/folder-report.js";
-import { formatReportMarkdown } from "../../report/markdown.js";
+import { batchDirOf, runLabel } from "../../report/run-folders.js";
 import type { TaskSummary } from "../../report/summary.js";
 import type { Limits, Task } from "../../task/schema.js";
 import { type CliIo, withMoreSecrets } from "../io.js";
@@ -73,7 +72,7 @@ export async function runReplayJobs(
   const nexts = await continuationModels(jobs, task, args.model, io.env, prices);
   const outcomes: ReplayOutcome[] = [];
   for (const [index, job] of jobs.entries()) {
-    const name = job.recorded.task.name;
+    const name = runLabel({ name: job.recorded.task.name, trial: job.recorded.trial });
     const next = nexts[index];
     progress.onTaskStart(
       name,
@@ -100,15 +99,23 @@ export async function runReplayJobs(
       divergentSteps: outcome.divergence.divergentSteps.length,
     });
   }
-  for (const outDir of new Set(jobs.map((job) => dirname(job.runDir)))) {
+  for (const outDir of new Set(jobs.map(outDirOf))) {
     const report = await refreshFolderReport(outDir, io.redact);
     printEnd(report, outDir);
     const summaries = outcomes
-      .filter((_, index) => dirname(jobs[index]?.runDir ?? "") === outDir)
+      .filter((_, index) => {
+        const job = jobs[index];
+        return job !== undefined && outDirOf(job) === outDir;
+      })
       .map((outcome) => outcome.summary);
-    await progress.onBatchEnd(summaries, formatReportMarkdown(report), outDir);
+    await progress.onBatchEnd(summaries, report, outDir);
   }
   return outcomes;
+}
+
+/** The output folder (OUT) a job's run folder is in: `OUT/<task>`, or `OUT/<task>/trial-<n>`. */
+export function outDirOf(job: ReplayJob): string {
+  return batchDirOf(job.runDir, job.recorded.trial);
 }
 
 /** The model each fork or resume goes on with, each job's cost cap checked, before any job runs. */

@@ -1,8 +1,9 @@
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../errors.js";
 import { isSameOrInside, resolveRealPath } from "../../fs/real-path.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
 import { formatReportMarkdown } from "../../report/markdown.js";
+import { runDirOf } from "../../report/run-folders.js";
 import { isReplaceable, RUN_MARKER_FILE, TRANSCRIPT_FILE } from "../../run/run-folder.js";
 import { loadTasks } from "../../task/load-task.js";
 import type { Task } from "../../task/schema.js";
@@ -16,7 +17,7 @@ import { type ReplayJob, refuseDuplicateRunDirs, runReplayJobs } from "./replay-
  * A replay writes only below --out, into a folder that is new or agent-run's own (marked), and
  * never over the transcript it reads.
  */
-function refuseRunDir(path: string, outDir: string, runDir: string): void {
+function refuseRunDir(path: string, outDir: string, runDir: string, isTrial: boolean): void {
   const realOut = resolveRealPath(outDir);
   const realRun = resolveRealPath(runDir);
   if (realRun === realOut || !isSameOrInside(realRun, realOut)) {
@@ -25,9 +26,11 @@ function refuseRunDir(path: string, outDir: string, runDir: string): void {
   if (resolve(path) === join(runDir, TRANSCRIPT_FILE)) {
     throw new ConfigError(`${path}: --out ${outDir} would replace ${runDir}; choose another --out`);
   }
-  if (!isReplaceable(runDir)) {
+  // A trial's run goes into its task's folder of trials, which must be agent-run's too.
+  for (const folder of isTrial ? [runDir, dirname(runDir)] : [runDir]) {
+    if (isReplaceable(folder)) continue;
     throw new ConfigError(
-      `${path}: --out ${outDir} would replace ${runDir}, which is not an agent-run output folder (it has no ${RUN_MARKER_FILE} marker); choose another --out`,
+      `${path}: --out ${outDir} would replace ${folder}, which is not an agent-run output folder (it has no ${RUN_MARKER_FILE} marker); choose another --out`,
     );
   }
 }
@@ -63,8 +66,8 @@ export async function replayCommand(
       );
     }
     if (task !== undefined) warnUnusedTaskFields(io, args.taskFile ?? "", task, recorded);
-    const runDir = join(outDir, recorded.task.name);
-    refuseRunDir(path, outDir, runDir);
+    const runDir = runDirOf(outDir, recorded.task.name, recorded.trial);
+    refuseRunDir(path, outDir, runDir, recorded.trial !== undefined);
     jobs.push({
       kind: args.isContinued ? "fork" : "replay",
       recorded,

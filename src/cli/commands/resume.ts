@@ -4,13 +4,14 @@ import { ConfigError } from "../../errors.js";
 import { totalTokens, usageOf } from "../../model/model-client.js";
 import { type RecordedRun, recordedRun } from "../../replay/recorded-run.js";
 import { allRecordedReplies } from "../../replay/recorded-steps.js";
+import { ATTEMPTS_FOLDER } from "../../report/run-folders.js";
 import { RUN_MARKER_FILE, runDirState } from "../../run/run-folder.js";
 import { readTranscript } from "../../transcript/reader.js";
 import { printBatchEnd } from "../batch-end.js";
 import type { CliIo } from "../io.js";
 import { findRecordedRuns } from "../recorded-inputs.js";
 import type { ResumeArgs } from "../replay-flags.js";
-import { type ReplayJob, refuseDuplicateRunDirs, runReplayJobs } from "./replay-jobs.js";
+import { outDirOf, type ReplayJob, refuseDuplicateRunDirs, runReplayJobs } from "./replay-jobs.js";
 
 /**
  * `agent-run resume <runs...>`: continue runs stopped by a limit, a cancellation or a kill. Each
@@ -27,11 +28,12 @@ export async function resumeCommand(
   const { jobs, batches } = await resumeJobs(args);
   refuseDuplicateRunDirs(jobs);
   for (const job of jobs) {
-    // The earlier transcript stays beside the new one, and the new one's origin points at it.
+    // The earlier transcript stays beside the new one, and the new one's origin points at it;
+    // so do a trial's earlier attempts.
     const previous = `transcript.before-resume.${job.recorded.sessionId}.jsonl`;
     await rename(job.recorded.path, join(job.runDir, previous));
     job.recorded = { ...job.recorded, path: join(job.runDir, previous) };
-    job.preserve = [previous];
+    job.preserve = [previous, ATTEMPTS_FOLDER];
   }
   let isBatchFailed = false;
   const outcomes = await runReplayJobs(jobs, args, io, signal, undefined, (report, outDir) => {
@@ -41,10 +43,14 @@ export async function resumeCommand(
   return isBatchFailed || outcomes.some((outcome) => !outcome.summary.passed) ? 1 : 0;
 }
 
-/** The jobs to run, each run checked first; and the batch folders given (their paths resolved). */
+/**
+ * The jobs to run, each run checked first; and the output folders of the batches given (a batch's
+ * folder, or a task's folder of trials), whose every task counts toward the exit code.
+ */
 async function resumeJobs(args: ResumeArgs): Promise<{ jobs: ReplayJob[]; batches: Set<string> }> {
   const jobs: ReplayJob[] = [];
-  const batches = new Set<string>();
+  // Per folder of runs given, the jobs found in it.
+  const givenBatches = new Map<string, ReplayJob[]>();
   const inputs = await findRecordedRuns(args.folders, "resume");
   for (const input of inputs) {
     const folder = resolve(input.folder ?? dirname(input.transcript));
@@ -52,9 +58,12 @@ async function resumeJobs(args: ResumeArgs): Promise<{ jobs: ReplayJob[]; batche
       input.transcript,
       await readTranscript(input.transcript, { isPartialLastLineDropped: true }),
     );
-    if (input.batch !== undefined) batches.add(resolve(input.batch));
+    const batchJobs =
+      input.batch === undefined ? undefined : (givenBatches.get(resolve(input.batch)) ?? []);
+    if (input.batch !== undefined && batchJobs !== undefined)
+      givenBatches.set(resolve(input.batch), batchJobs);
     // In a batch's folder, a run that finished (however it ended) is kept as it is.
-    if (input.batch !== undefined && !isInterrupted(recorded)) continue;
+    if (batchJobs !== undefined && !isInterrupted(recorded)) continue;
     const job = resumeJob(folder, recorded, args);
     if (runDirState(folder) !== "ours") {
       throw new ConfigError(
@@ -62,13 +71,15 @@ async function resumeJobs(args: ResumeArgs): Promise<{ jobs: ReplayJob[]; batche
       );
     }
     jobs.push(job);
+    batchJobs?.push(job);
   }
-  for (const batch of batches) {
-    if (jobs.some((job) => dirname(job.runDir) === batch)) continue;
+  for (const [batch, batchJobs] of givenBatches) {
+    if (batchJobs.length > 0) continue;
     throw new ConfigError(
-      `${batch}: every run in it finished, so there is nothing to resume; to continue one that stopped at a limit, give its folder (${join(batch, "<task>")}) with the limit raised`,
+      `${batch}: every run in it finished, so there is nothing to resume; to continue one that stopped at a limit, give its folder (${join(batch, "<task>")}, or ${join(batch, "<task>", "trial-<n>")}) with the limit raised`,
     );
   }
+  const batches = new Set([...givenBatches.values()].flat().map(outDirOf));
   return { jobs, batches };
 }
 

@@ -9,7 +9,7 @@ import { formatBytes } from "../../format.js";
 import { endpointHint } from "../../model/endpoint-hints.js";
 import { buildCommandEnv } from "../../process/command-env.js";
 import { writeBatchReport } from "../../report/batch-report.js";
-import { formatReportMarkdown } from "../../report/markdown.js";
+import { runDirOf } from "../../report/run-folders.js";
 import type { TaskSummary } from "../../report/summary.js";
 import { assertSandboxAvailable } from "../../tools/sandbox.js";
 import { VIEW_FILE } from "../../view/view-file.js";
@@ -39,7 +39,9 @@ export async function runCommand(
   // The tasks' key variables are known now: hide their values too, whatever they are named.
   io = withMoreSecrets(io, prepared.keys);
   const batch: Batch = { ...prepared, redact: io.redact };
-  const log = createBatchLog(io, { ...options, taskCount: batch.tasks.length });
+  // The progress counts runs: each task once, or each of its trials.
+  const runCount = batch.tasks.reduce((sum, task) => sum + task.trials, 0);
+  const log = createBatchLog(io, { ...options, taskCount: runCount });
   const budget = new BatchBudget({ maxUsd: options.budgetUsd, maxTokens: options.budgetTokens });
   const startedAt = performance.now();
   const viewFile = options.hasView ? join(batch.outDir, VIEW_FILE) : undefined;
@@ -51,7 +53,7 @@ export async function runCommand(
   printBatchEnd(io, { report, outDir: batch.outDir, wallTimeMs });
   if (viewFile !== undefined) await writeBatchViewer(viewFile, summaries, io);
   // The log is read as text; the job summary is rendered, so only it is escaped as Markdown.
-  await log.onBatchEnd(summaries, formatReportMarkdown(report), batch.outDir, viewFile);
+  await log.onBatchEnd(summaries, report, batch.outDir, viewFile);
   if (refusals.length > 0) {
     throw new ConfigError(
       refusals.map((refusal) => describeRefusal(refusal, io.env)).join("; and "),
@@ -125,9 +127,10 @@ async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { k
     isInPlace: options.isInPlace,
     isOffline: options.isOffline,
     sandbox: options.sandbox,
-    describeWorkspace: (task) =>
+    describeWorkspace: (task, trial) =>
       options.isInPlace
         ? `in place in ${task.workspace}`
-        : `on a copy in ${displayPath(outDir)}/${task.name}/workspace`,
+        : `on a copy in ${displayPath(runDirOf(outDir, task.name, trial))}/workspace`,
+    retryErrors: options.retryErrors,
   };
 }

@@ -140,13 +140,61 @@ describe("agent-run report", () => {
     expect(io.out.join("\n")).toMatch(/\| total \| 1\/2 → 0\/1 \|.*\| \$0\.0334 → - \|$/);
   });
 
+  test("--compare reads a version 1 report.json (before trials) as tasks run once", async () => {
+    const run = (name: string, passed: boolean) => ({
+      name,
+      task_file: `tasks/${name}.yaml`,
+      model: "claude-sonnet-5-5",
+      status: passed ? "completed" : "max_steps",
+      passed,
+      error: passed ? null : "max_steps reached (2 of 2 steps)",
+      steps: 2,
+      usage: {
+        input_tokens: 100,
+        output_tokens: 10,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+      total_tokens: 110,
+      cost_usd: 0.01,
+      duration_ms: 50,
+      changed_file_count: 1,
+      check_count: 0,
+      failed_checks: [],
+    });
+    const file = join(tmp, "v1.json");
+    await writeFile(
+      file,
+      JSON.stringify({ schema_version: 1, tasks: [run("alpha", true), run("gamma", false)] }),
+    );
+    const io = recordingIo();
+    const code = await reportCommand({ mode: "compare", base: file, next: shards[0] }, io);
+
+    expect(code).toBe(0);
+    expect(io.out.join("\n")).toMatch(
+      /^1\/2 → 1\/2 passed: 0 pass → fail, 0 fail → pass, 0 new, 0 missing\n/,
+    );
+    expect(io.out.join("\n")).toMatch(/^\| alpha +\| yes +\| completed +\|/m);
+  });
+
+  test.each([
+    [{ name: "a", task_file: "a.yaml", runs: [] }, "tasks.0.runs: Too small"],
+    [{ name: "../a", task_file: "a.yaml", runs: [] }, 'tasks.0.name: "../a" is not a task name'],
+  ])("a hostile version 2 report.json is refused, naming the field", async (task, message) => {
+    const file = join(tmp, "hostile.json");
+    await writeFile(file, JSON.stringify({ schema_version: 2, tasks: [task] }));
+    const run = reportCommand({ mode: "compare", base: file, next: shards[0] }, recordingIo());
+
+    await expect(run).rejects.toThrow(`${file}: ${message}`);
+  });
+
   test("--compare refuses a report.json newer than it understands", async () => {
     const file = join(tmp, "future.json");
     await writeFile(file, JSON.stringify({ schema_version: 9, tasks: [] }));
     const run = reportCommand({ mode: "compare", base: file, next: shards[0] }, recordingIo());
 
     await expect(run).rejects.toThrow(
-      `${file}: schema_version 9 is newer than this agent-run understands (1)`,
+      `${file}: schema_version 9 is newer than this agent-run understands (2); upgrade agent-run`,
     );
   });
 });
