@@ -1,4 +1,4 @@
-import { buildReport, compareNames, shownCostUsd } from "../report/aggregate.js";
+import { buildReport, shownCostUsd } from "../report/aggregate.js";
 import type { RunSummary } from "../report/run-summary.js";
 import { buildRunView, type RunViewContext } from "./run-view.js";
 import type { ViewBatch, ViewRun, ViewTask } from "./view-data.js";
@@ -17,10 +17,17 @@ export async function buildBatchView(
     const view = await buildRunView(run, context);
     byName.set(run.name, [...(byName.get(run.name) ?? []), view]);
   }
-  const tasks = [...byName.entries()]
-    .sort(([a], [b]) => compareNames(a, b))
-    .map(([name, taskRuns]) => viewTask(name, taskRuns));
-  const { totals } = buildReport(runs);
+  // The report's tasks, sorted by name, count each task's passed trials and flag the flaky ones.
+  const report = buildReport(runs);
+  const tasks = report.tasks.map(
+    (task): ViewTask => ({
+      name: task.name,
+      runs: (byName.get(task.name) ?? []).sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0)),
+      passedRuns: task.passedTrials,
+      isFlaky: task.isFlaky,
+    }),
+  );
+  const { totals } = report;
   return {
     label,
     tasks,
@@ -28,6 +35,10 @@ export async function buildBatchView(
       tasks: totals.tasks,
       passed: totals.passed,
       failed: totals.failed,
+      trials: totals.trials,
+      passedTrials: totals.passedTrials,
+      flakyTasks: totals.flakyTasks,
+      passAt1: totals.estimates[0]?.passAtK ?? 0,
       steps: totals.steps,
       tokens: totals.totalTokens,
       costUsd: shownCostUsd(totals),
@@ -36,16 +47,5 @@ export async function buildBatchView(
       failedChecks: totals.failedCheckCount,
     },
     warnings: [...(context.warnings ?? [])],
-  };
-}
-
-function viewTask(name: string, runs: ViewRun[]): ViewTask {
-  const sorted = runs.sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0));
-  const passedRuns = sorted.filter((run) => run.passed).length;
-  return {
-    name,
-    runs: sorted,
-    passedRuns,
-    isFlaky: passedRuns > 0 && passedRuns < sorted.length,
   };
 }

@@ -27,11 +27,8 @@ export async function loadBatchPage(
   return buildBatchPage(label, runs, { ...options, warnings });
 }
 
-/**
- * The page of runs already read; a task's several runs (trials) are grouped under it. Exported
- * for runs read otherwise than by `loadRunSummaries` (the tests' trials, for one).
- */
-export async function buildBatchPage(
+/** The page of runs already read; a task's several runs (trials) are grouped under it. */
+async function buildBatchPage(
   label: string,
   runs: readonly RunSummary[],
   options: ViewOptions & { warnings?: readonly string[] },

@@ -1,4 +1,3 @@
-import { basename } from "node:path";
 import { LIMIT_NAMES } from "../agent/events.js";
 import type { PriceTable } from "../model/pricing.js";
 import type { RunCheck, RunSummary } from "../report/run-summary.js";
@@ -26,7 +25,7 @@ export async function buildRunView(run: RunSummary, context: RunViewContext): Pr
     divergence !== null && "problem" in divergence ? divergence.problem : null,
   ].filter((problem) => problem !== null);
   return {
-    trial: trialOf(run.folder),
+    trial: run.trial ?? null,
     folder: context.showPath(run.folder),
     taskFile: run.taskFile,
     status: run.status,
@@ -53,12 +52,6 @@ export async function buildRunView(run: RunSummary, context: RunViewContext): Pr
 function overLimitOf(run: RunSummary): string | null {
   if (LIMIT_NAMES.some((limit) => limit === run.status)) return run.status;
   return run.limitExceededByFinalReply?.limit ?? null;
-}
-
-/** A trial's number, from its folder's name (`trial-3`); null for a task run once. */
-function trialOf(folder: string): number | null {
-  const match = /^trial-(\d{1,6})$/.exec(basename(folder));
-  return match === null ? null : Number(match[1]);
 }
 
 function viewCheck(check: RunCheck, clip: TextClipper): ViewCheck {

@@ -148,7 +148,7 @@ export type ViewDivergence = {
 
 /** One run of a task (a task run several times, as trials, has several). */
 export type ViewRun = {
-  /** The trial's number (`trial-<n>` folders); null for a task run once. */
+  /** The trial's number (its `summary.json`'s `trial`); null for a task run once. */
   trial: number | null;
   folder: string;
   taskFile: string;
@@ -174,7 +174,7 @@ export type ViewRun = {
   origin: { kind: string; steps: number } | null;
 };
 
-/** One task of a batch, with its runs. */
+/** One task of a batch, with its runs (by trial) and how many passed, as `report` counts them. */
 export type ViewTask = {
   name: string;
   runs: ViewRun[];
@@ -186,8 +186,14 @@ export type ViewTask = {
 /** A batch's totals, as `agent-run report` computes them. */
 export type ViewTotals = {
   tasks: number;
+  /** Tasks whose every trial passed. */
   passed: number;
   failed: number;
+  trials: number;
+  passedTrials: number;
+  flakyTasks: number;
+  /** The batch's mean pass@1 (the tasks' mean pass rate); 0 for no task. */
+  passAt1: number;
   steps: number;
   tokens: number;
   costUsd: number | null;

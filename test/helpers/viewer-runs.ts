@@ -118,11 +118,13 @@ export async function makeViewerRuns(root: string): Promise<ViewerRuns> {
   const trials = join(root, "trials/add-farewell");
   await cp(join(batch, "add-farewell"), join(trials, "trial-1"), { recursive: true });
   await cp(join(stopped, "fix-failing-test"), join(trials, "trial-2"), { recursive: true });
-  const second = JSON.parse(await readFile(join(trials, "trial-2/summary.json"), "utf8"));
-  await writeFile(
-    join(trials, "trial-2/summary.json"),
-    JSON.stringify({ ...second, name: "add-farewell" }),
-  );
+  // What `--trials 2` writes: each summary names its trial (the second ran another task's replies).
+  for (const index of [1, 2]) {
+    const file = join(trials, `trial-${index}/summary.json`);
+    const summary = JSON.parse(await readFile(file, "utf8"));
+    const trial = { index, count: 2 };
+    await writeFile(file, JSON.stringify({ ...summary, name: "add-farewell", trial }));
+  }
   return { batch, stopped, hostile, replays, events, trials };
 }
 

@@ -1,10 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { loadRunSummaries } from "../../src/report/load-runs.js";
-import { buildBatchPage } from "../../src/view/load-view.js";
-import { renderViewHtml } from "../../src/view/render-html.js";
 import {
   launchBrowser,
   openViewer,
@@ -31,25 +28,6 @@ let root = "";
 let runs: ViewerRuns;
 let browser: TestBrowser;
 const files = { batch: "", compare: "", replays: "", trials: "" };
-
-/**
- * A viewer of trials, built in-process from the runs read one folder at a time: until
- * `loadRunSummaries` reads `trial-<n>` folders, nothing else hands the viewer a task run twice.
- */
-async function writeTrialsViewer(): Promise<string> {
-  const trials = await Promise.all(
-    ["trial-1", "trial-2"].map(async (trial) => loadRunSummaries([join(runs.trials, trial)])),
-  );
-  const options = {
-    redact: (text: string) => text,
-    onWarning: () => {},
-    showPath: (path: string) => path,
-  };
-  const page = await buildBatchPage("trials", trials.flat(), options);
-  const file = join(root, "trials.html");
-  await writeFile(file, renderViewHtml(page));
-  return file;
-}
 
 /** Writes a viewer with the built binary; returns its path. */
 async function writeViewer(name: string, args: string[]): Promise<string> {
@@ -88,7 +66,7 @@ describe.runIf(shouldRunBrowserTests())(
       files.batch = await writeViewer("batch.html", [runs.batch, runs.hostile, runs.events]);
       files.compare = await writeViewer("compare.html", ["--compare", runs.batch, runs.stopped]);
       files.replays = await writeViewer("replays.html", [runs.replays]);
-      files.trials = await writeTrialsViewer();
+      files.trials = await writeViewer("trials.html", [dirname(runs.trials)]);
       browser = await launchBrowser();
       await mkdir(ARTIFACTS, { recursive: true });
     }, 120_000);
@@ -232,6 +210,9 @@ describe.runIf(shouldRunBrowserTests())(
         expect.any(String),
         "2 (50% passed)",
       ]);
+      await expect(page.locator("p.totals").textContent()).resolves.toMatch(
+        /^0\/1 passed \(0%\) · 1\/2 trials passed, pass@1 50% · .* · 1 flaky · /,
+      );
       await page.getByLabel("Show").selectOption("flaky");
       await expect(row.count()).resolves.toBe(1);
       await page.getByRole("link", { name: "add-farewell" }).click();

@@ -150,11 +150,16 @@ function header(state, onSort) {
 /** The batch's totals in words, with its flaky tasks and the tasks over a limit. */
 function summaryLine(batch, rows) {
   const { totals } = batch;
-  const flaky = rows.filter((row) => row.isFlaky).length;
+  const flaky = totals.flakyTasks;
   const overLimit = rows.filter((row) => row.overLimit !== null).length;
   const rate = totals.tasks === 0 ? 0 : Math.round((totals.passed / totals.tasks) * 1000) / 10;
+  // With trials: how many passed, and the mean pass@1 (the tasks' mean pass rate).
+  const trials =
+    totals.trials > totals.tasks
+      ? ` · ${formatCount(totals.passedTrials)}/${formatCount(totals.trials)} trials passed, pass@1 ${Math.round(totals.passAt1 * 1000) / 10}%`
+      : "";
   return el("p", { class: "totals" }, [
-    `${totals.passed}/${totals.tasks} passed (${rate}%) · ${formatCount(totals.tokens)} tokens · ${formatCost(totals.costUsd)} · ${formatCount(totals.steps)} steps · ${formatDuration(totals.durationMs)} of run time · `,
+    `${totals.passed}/${totals.tasks} passed (${rate}%)${trials} · ${formatCount(totals.tokens)} tokens · ${formatCost(totals.costUsd)} · ${formatCount(totals.steps)} steps · ${formatDuration(totals.durationMs)} of run time · `,
     flaky > 0 ? badge(`${flaky} flaky`, "warn") : `${flaky} flaky`,
     " · ",
     overLimit > 0 ? badge(`${overLimit} over a limit`, "warn") : "0 over a limit",
