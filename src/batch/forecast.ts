@@ -29,6 +29,8 @@ export type TaskForecast = {
   name: string;
   model: string;
   runs: number;
+  /** The most attempts one run can take (`--retry-errors`). */
+  maxAttempts: number;
   /** One run's worst case. */
   perRun: WorstCase;
   /** `perRun` times `runs`, times the attempts each run can take. */
@@ -74,6 +76,7 @@ export function forecastBatch(
       name: task.name,
       model: task.model,
       runs: task.runs,
+      maxAttempts: task.maxAttempts,
       perRun,
       worstTokens: perRun.tokens * attempts,
       worstUsd: perRun.usd === null ? null : perRun.usd * attempts,

@@ -86,8 +86,10 @@ function totalRow(forecast: Forecast, hasHistory: boolean): string[] {
 function worstCaseLines(forecast: Forecast): string[] {
   const runs = forecast.tasks.reduce((total, task) => total + task.runs, 0);
   const unknown = forecast.unpricedTasks.length > 0 ? " + unknown" : "";
+  const attempts = Math.max(1, ...forecast.tasks.map((task) => task.maxAttempts));
+  const retried = attempts === 1 ? "" : `, each up to ${attempts} attempts with --retry-errors`;
   const lines = [
-    `worst case ${formatCostCeiling(forecast.worstUsd)}${unknown} and ${formatCount(forecast.worstTokens)} tokens for ${plural(forecast.tasks.length, "task")} (${plural(runs, "run")}): every limit used up at the model's dearest token prices (README: Forecast)`,
+    `worst case ${formatCostCeiling(forecast.worstUsd)}${unknown} and ${formatCount(forecast.worstTokens)} tokens for ${plural(forecast.tasks.length, "task")} (${plural(runs, "run")}${retried}): every limit used up at the model's dearest token prices (README: Forecast)`,
   ];
   if (forecast.unpricedTasks.length > 0) {
     const names = forecast.unpricedTasks.map((task) => `${task.name} (${task.model})`);

@@ -161,6 +161,14 @@ export const TASK_FLAGS = {
     type: "string",
     describe: `With --shard auto and JOB_COMPLETION_INDEX: the number of shards (the Job's completions; else ${SHARD_COUNT_VARIABLE})`,
   },
+  trials: {
+    type: "string",
+    describe: `Run every task K times, each trial into OUT/<task>/trial-<n>/ (overrides the task's trials; at most ${MAX_TRIALS}); the report gives pass rates, pass@k and pass^k`,
+  },
+  "retry-errors": {
+    type: "string",
+    describe: `Run a trial again, up to N more times, when it ended in error on infrastructure (the model API after its retries, the workspace); every attempt is kept (at most ${MAX_RETRY_ERRORS})`,
+  },
 } as const;
 
 /** The flags of the commands that forecast a batch (`plan`, `run --dry-run`). */
@@ -186,14 +194,6 @@ const RUN_FLAGS = {
     type: "boolean",
     default: false,
     describe: "Validate everything and print the forecast (as agent-run plan), run nothing",
-  },
-  trials: {
-    type: "string",
-    describe: `Run every task K times, each trial into OUT/<task>/trial-<n>/ (overrides the task's trials; at most ${MAX_TRIALS}); the report gives pass rates, pass@k and pass^k`,
-  },
-  "retry-errors": {
-    type: "string",
-    describe: `Run a trial again, up to N more times, when it ended in error on infrastructure (the model API after its retries, the workspace); every attempt is kept (at most ${MAX_RETRY_ERRORS})`,
   },
 } as const;
 

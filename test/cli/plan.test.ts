@@ -34,6 +34,36 @@ describe("agent-run plan", () => {
     `);
   });
 
+  test("--trials and --retry-errors: each task runs K times, each run's worst case counts every attempt", async () => {
+    const run = await runCli(
+      ["plan", "tasks/fix-failing-test.yaml", "--trials", "3", "--retry-errors", "1"],
+      { env: KEY },
+    );
+
+    expect(run.exitCode).toBe(0);
+    // One run's worst case is 358,192 tokens ($1.634 rounded up): 3 trials of up to 2 attempts each.
+    expect(withoutDurations(run.stdout)).toContain(
+      "| fix-failing-test | claude-sonnet-5-5 | 3 | $9.80 | max_tokens | 2,149,152 |",
+    );
+    expect(run.stdout).toContain(
+      "worst case $9.80 and 2,149,152 tokens for 1 task (3 runs, each up to 2 attempts with --retry-errors)",
+    );
+  });
+
+  test("a task's trials: field counts as --trials does", async () => {
+    await using ws = await tmpWorkspace();
+    const task = await readFile("tasks/fix-failing-test.yaml", "utf8");
+    await writeFile(
+      ws.path("trials.yaml"),
+      `${task.replaceAll("../fixtures/", `${process.cwd()}/fixtures/`)}\ntrials: 4\n`,
+    );
+
+    const run = await runCli(["plan", ws.path("trials.yaml")], { env: KEY });
+
+    expect([run.exitCode, run.stderr]).toEqual([0, ""]);
+    expect(run.stdout).toContain("for 1 task (4 runs): every limit");
+  });
+
   test("with --budget-usd alone it says the worst case does not fit, and still exits 0", async () => {
     const run = await runCli(["plan", ...CLAUDE_EXAMPLES, "--budget-usd", "5"], { env: KEY });
 
