@@ -13,7 +13,17 @@ export type ReportArgs =
       /** `--junit-file-line`: `file` and `line` on each testcase (outside both JUnit schemas). */
       hasJunitFileLine: boolean;
     }
-  | { mode: "compare"; base: string; next: string };
+  | {
+      mode: "compare";
+      base: string;
+      next: string;
+      /** `--json FILE`: also write the comparison as JSON. */
+      jsonFile: string | undefined;
+      /** `--allow-different`: compare batches whose task sets, limits or prices differ. */
+      isDifferentAllowed: boolean;
+      /** `--fail-on-regression`: exit 1 when the comparison finds a regression. */
+      isRegressionFailed: boolean;
+    };
 
 /** `agent-run report`. */
 export const REPORT_COMMAND: CommandSpec = {
@@ -27,7 +37,10 @@ export const REPORT_COMMAND: CommandSpec = {
     },
   },
   flags: {
-    json: { type: "string", describe: "Also write the report as JSON to FILE (report.json)" },
+    json: {
+      type: "string",
+      describe: "Also write the report (with --compare, the comparison) as JSON to FILE",
+    },
     junit: { type: "string", describe: "Also write the report as JUnit XML to FILE" },
     "junit-file-line": {
       type: "boolean",
@@ -39,17 +52,40 @@ export const REPORT_COMMAND: CommandSpec = {
       type: "boolean",
       default: false,
       describe:
-        "Compare two batches: BASE NEW, each a batch folder, a task folder or a report.json",
+        "Compare two batches: BASE NEW, each a batch folder, a task folder or a report.json; per task on pass rates over trials (Fisher's exact test), the mean with a bootstrap interval",
+    },
+    "fail-on-regression": {
+      type: "boolean",
+      default: false,
+      describe:
+        "With --compare: exit 1 when the mean pass rate's 95% interval lies wholly below zero, or a task regressed significantly",
+    },
+    "allow-different": {
+      type: "boolean",
+      default: false,
+      describe:
+        "With --compare: compare batches whose task sets, limits or prices differ (refused otherwise, exit 2)",
     },
   },
   examples: [
     ["$0 report agent-runs --junit junit.xml", "table on stdout, JUnit file for CI"],
     ["$0 report 'shard-*' --json report.json", "merge the shards of a sharded batch"],
-    ["$0 report --compare stopped agent-runs", "pass → fail, fail → pass and deltas"],
+    [
+      "$0 report --compare stopped agent-runs",
+      "regressed, flaky and flipped tasks, and the deltas",
+    ],
+    [
+      "$0 report --compare --fail-on-regression base agent-runs",
+      "exit 1 on a significant drop (CI)",
+    ],
   ],
   exitCodes: [
     [[EXIT.ok], "every run was read, whether its tasks passed or not"],
-    [[EXIT.usage], "bad input (a missing folder, no runs, a bad summary.json, a task found twice)"],
+    [[EXIT.taskFailed], "--compare --fail-on-regression: the comparison found a regression"],
+    [
+      [EXIT.usage],
+      "bad input (a missing folder, no runs, a bad summary.json, a task found twice); --compare: batches whose task sets, limits or prices differ, without --allow-different",
+    ],
     INTERNAL_EXIT_ROW,
     [[EXIT.sighup, EXIT.sigint, EXIT.sigterm], "interrupted (SIGHUP/SIGINT/SIGTERM)"],
   ],
@@ -68,12 +104,24 @@ export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
         `--compare takes two reports, BASE and NEW, got ${paths.length}; usage: agent-run report --compare BASE NEW`,
       );
     }
-    if (jsonFile !== undefined || junitFile !== undefined || hasJunitFileLine) {
+    if (junitFile !== undefined || hasJunitFileLine) {
+      throw new ConfigError("--junit writes a report, not a comparison; drop it with --compare");
+    }
+    return {
+      mode: "compare",
+      base,
+      next,
+      jsonFile,
+      isDifferentAllowed: raw["allow-different"] === true,
+      isRegressionFailed: raw["fail-on-regression"] === true,
+    };
+  }
+  for (const flag of ["fail-on-regression", "allow-different"]) {
+    if (raw[flag] === true) {
       throw new ConfigError(
-        "--json and --junit write a report, not a comparison; drop them with --compare",
+        `--${flag} goes with --compare: agent-run report --compare BASE NEW --${flag}`,
       );
     }
-    return { mode: "compare", base, next };
   }
   if (paths.length === 0) {
     throw new ConfigError(

@@ -89,6 +89,8 @@ const RecordedTaskSchema = z.looseObject({
   // Transcripts from before instance ids existed: the task name, as a task file's default.
   instance_id: NameSchema.optional(),
   file: z.string(),
+  // Transcripts from before it was recorded: unknown, and a comparison says so.
+  file_sha256: z.hash("sha256").nullable().default(null),
   prompt: z.string(),
   extra_system: z.string().nullable(),
   model: z.string(),
@@ -210,6 +212,7 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Omi
   return {
     name: recorded.name,
     instanceId: recorded.instance_id ?? recorded.name,
+    fileSha256: recorded.file_sha256 ?? undefined,
     file: recorded.file,
     prompt: recorded.prompt,
     system: recorded.extra_system ?? undefined,

@@ -1,5 +1,6 @@
 import type { Usage } from "../model/model-client.js";
 import type { EarlierAttempt } from "../transcript/trials.js";
+import { type TaskFingerprint, taskFingerprint } from "./fingerprint.js";
 import { type PassEstimate, passEstimates } from "./pass-at-k.js";
 import { runLabel } from "./run-folders.js";
 import type { LimitExceededJson, RunSummary } from "./run-summary.js";
@@ -64,6 +65,8 @@ export type ReportTask = {
   isFlaky: boolean;
   /** Every trial passed. */
   passed: boolean;
+  /** What must match for a comparison (see `taskFingerprint`); null when a run recorded none. */
+  fingerprint: TaskFingerprint | null;
 };
 
 /** A report's totals, computed from its tasks alone. */
@@ -107,13 +110,15 @@ export type Report = { tasks: ReportTask[]; totals: ReportTotals };
 export function buildReport(runs: readonly RunSummary[]): Report {
   const byName = new Map<string, RunSummary[]>();
   for (const run of runs) byName.set(run.name, [...(byName.get(run.name) ?? []), run]);
-  const tasks = [...byName.entries()].map(([name, taskRuns]) =>
-    reportTask(
+  const tasks = [...byName.entries()].map(([name, taskRuns]) => {
+    const byTrial = [...taskRuns].sort((a, b) => (a.trial ?? 1) - (b.trial ?? 1));
+    return reportTask(
       name,
-      taskRuns[0]?.taskFile ?? "",
-      taskRuns.map(reportRun).sort((a, b) => a.trial - b.trial),
-    ),
-  );
+      byTrial[0]?.taskFile ?? "",
+      byTrial.map(reportRun),
+      taskFingerprint(byTrial),
+    );
+  });
   return withTotals(tasks);
 }
 
@@ -124,7 +129,12 @@ export function withTotals(tasks: readonly ReportTask[]): Report {
 }
 
 /** A task from its runs (by trial), with how many passed. */
-export function reportTask(name: string, taskFile: string, runs: ReportRun[]): ReportTask {
+export function reportTask(
+  name: string,
+  taskFile: string,
+  runs: ReportRun[],
+  fingerprint: TaskFingerprint | null,
+): ReportTask {
   const passedTrials = runs.filter((run) => run.passed).length;
   return {
     name,
@@ -135,6 +145,7 @@ export function reportTask(name: string, taskFile: string, runs: ReportRun[]): R
     passRate: runs.length === 0 ? 0 : passedTrials / runs.length,
     isFlaky: passedTrials > 0 && passedTrials < runs.length,
     passed: passedTrials === runs.length,
+    fingerprint,
   };
 }
 

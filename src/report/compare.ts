@@ -1,217 +1,167 @@
-import { formatCost, formatCount } from "../format.js";
+import { compareNames, type Report, type ReportTask, shownCostUsd, sumRuns } from "./aggregate.js";
+import { type FingerprintDifference, fingerprintDifferences } from "./fingerprint-diff.js";
 import {
-  compareNames,
-  type Report,
-  type ReportTask,
-  type ReportTotals,
-  roundUsd,
-  shownCostUsd,
-  sumRuns,
-} from "./aggregate.js";
-import { statusCounts } from "./markdown-cells.js";
-import { type Column, formatMarkdownTable } from "./markdown-table.js";
-import { markdownText } from "./markdown-text.js";
+  bootstrapMeanInterval,
+  fisherDropPValue,
+  type Interval,
+  type PassCount,
+} from "./significance.js";
 
-/** One task present in both reports: what it was, what it is, and the differences. */
+// Comparing two batches task by task on their pass rates over trials: a task regressed only when
+// its drop is significant (Fisher's exact test), the batch's mean change has a confidence interval
+// (a paired, two-level bootstrap), and tasks whose trials disagree are flaky, not flipped.
+
+/** A drop (or rise) is significant when its one-sided p-value is below this. */
+export const SIGNIFICANCE_LEVEL = 0.05;
+
+/**
+ * What became of a task present in both batches:
+ * - `regressed` / `improved`: its pass rate fell (rose) significantly;
+ * - `flaky`: its trials disagree in either batch, and any change is within noise;
+ * - `pass_to_fail` / `fail_to_pass`: every trial passed, now none does (or the reverse), but too
+ *   few trials to call it significant (one trial each never is);
+ * - `unchanged`: the same outcome in every trial of both.
+ */
+export type Verdict =
+  | "regressed"
+  | "improved"
+  | "flaky"
+  | "pass_to_fail"
+  | "fail_to_pass"
+  | "unchanged";
+
+/** A task's figures per trial (its trials' sums divided by their number). */
+export type PerTrial = { steps: number; totalTokens: number; costUsd: number | null };
+
+/** One task present in both batches. */
 export type TaskComparison = {
   name: string;
   base: ReportTask;
   next: ReportTask;
-  stepsDelta: number;
-  tokensDelta: number;
-  /** Null when either side's price is unknown. */
-  costDeltaUsd: number | null;
+  verdict: Verdict;
+  /** Fisher's one-sided p-value that the new batch passes less often (`pRise`: more often). */
+  pDrop: number;
+  pRise: number;
+  /** The new pass rate minus the base one. */
+  rateDelta: number;
+  perTrial: { base: PerTrial; next: PerTrial };
 };
 
-/** How the whole reports differ (every task on each side, not only the shared ones). */
-export type TotalsComparison = {
-  base: ReportTotals;
-  next: ReportTotals;
-  passedDelta: number;
-  stepsDelta: number;
-  tokensDelta: number;
-  /** Known costs only, as in the totals. */
-  costDeltaUsd: number;
-};
+/** The batches' mean pass rates over the tasks in both, and the change's confidence interval. */
+export type MeanRate = { base: number; next: number; delta: number; interval: Interval };
 
-/** What changed from one report to the next; task names sorted. */
+/** What `--fail-on-regression` decides, and why. */
+export type RegressionVerdict = { isRegression: boolean; reasons: string[] };
+
+/** Two batches compared; task names sorted. */
 export type ReportComparison = {
-  /** Passed in `base`, not in `next`: regressions. */
-  passToFail: string[];
-  /** Failed in `base`, passed in `next`. */
-  failToPass: string[];
-  /** Only in `next`. */
-  added: string[];
-  /** Only in `base`. */
-  missing: string[];
+  base: Report;
+  next: Report;
+  /** The tasks in both batches. */
   tasks: TaskComparison[];
-  totals: TotalsComparison;
+  /** Only in the new batch, or only in the base. */
+  added: string[];
+  missing: string[];
+  differences: FingerprintDifference[];
+  meanRate: MeanRate;
+  regression: RegressionVerdict;
 };
 
-/** Compares two reports (for example last night's batch and tonight's) task by task. */
+/** Compares two batches (for example last night's and tonight's) task by task. */
 export function compareReports(base: Report, next: Report): ReportComparison {
   const baseByName = new Map(base.tasks.map((task) => [task.name, task]));
-  const nextByName = new Map(next.tasks.map((task) => [task.name, task]));
-  const tasks: TaskComparison[] = [];
-  for (const nextTask of next.tasks) {
-    const baseTask = baseByName.get(nextTask.name);
-    if (baseTask !== undefined) tasks.push(compareTask(baseTask, nextTask));
-  }
-  tasks.sort((a, b) => compareNames(a.name, b.name));
-  const names = (list: readonly ReportTask[], other: Map<string, ReportTask>) =>
-    list
-      .filter((task) => !other.has(task.name))
-      .map((task) => task.name)
-      .sort(compareNames);
+  const nextNames = new Set(next.tasks.map((task) => task.name));
+  const tasks = next.tasks
+    .flatMap((task) => {
+      const before = baseByName.get(task.name);
+      return before === undefined ? [] : [compareTask(before, task)];
+    })
+    .sort((a, b) => compareNames(a.name, b.name));
+  const meanRate = meanRateOf(tasks);
   return {
-    passToFail: tasks.filter((task) => task.base.passed && !task.next.passed).map((t) => t.name),
-    failToPass: tasks.filter((task) => !task.base.passed && task.next.passed).map((t) => t.name),
-    added: names(next.tasks, baseByName),
-    missing: names(base.tasks, nextByName),
+    base,
+    next,
     tasks,
-    totals: {
-      base: base.totals,
-      next: next.totals,
-      passedDelta: next.totals.passed - base.totals.passed,
-      stepsDelta: next.totals.steps - base.totals.steps,
-      tokensDelta: next.totals.totalTokens - base.totals.totalTokens,
-      costDeltaUsd: roundUsd(next.totals.costUsd - base.totals.costUsd),
-    },
+    added: next.tasks.filter((task) => !baseByName.has(task.name)).map((task) => task.name),
+    missing: base.tasks.filter((task) => !nextNames.has(task.name)).map((task) => task.name),
+    differences: fingerprintDifferences(base, next),
+    meanRate,
+    regression: regressionOf(tasks, meanRate),
   };
 }
 
+/** A task's passes out of its trials. */
+export function passCount(task: ReportTask): PassCount {
+  return { passes: task.passedTrials, trials: task.trials };
+}
+
 function compareTask(base: ReportTask, next: ReportTask): TaskComparison {
-  const before = figuresOf(base);
-  const after = figuresOf(next);
+  const pDrop = fisherDropPValue(passCount(base), passCount(next));
+  const pRise = fisherDropPValue(passCount(next), passCount(base));
   return {
     name: next.name,
     base,
     next,
-    stepsDelta: after.steps - before.steps,
-    tokensDelta: after.totalTokens - before.totalTokens,
-    costDeltaUsd:
-      before.costUsd === null || after.costUsd === null
-        ? null
-        : roundUsd(after.costUsd - before.costUsd),
+    verdict: verdictOf(base, next, pDrop, pRise),
+    pDrop,
+    pRise,
+    rateDelta: next.passRate - base.passRate,
+    perTrial: { base: perTrialOf(base), next: perTrialOf(next) },
   };
 }
 
-/** What the comparison shows of a task: its run's figures, or its trials' summed. */
-export type TaskFigures = {
-  status: string;
-  steps: number;
-  totalTokens: number;
-  /** Null when no trial had a known price. */
-  costUsd: number | null;
-  failedChecks: string[];
-};
+function verdictOf(base: ReportTask, next: ReportTask, pDrop: number, pRise: number): Verdict {
+  if (pDrop < SIGNIFICANCE_LEVEL) return "regressed";
+  if (pRise < SIGNIFICANCE_LEVEL) return "improved";
+  if (base.isFlaky || next.isFlaky) return "flaky";
+  if (base.passed && !next.passed) return "pass_to_fail";
+  if (!base.passed && next.passed) return "fail_to_pass";
+  return "unchanged";
+}
 
-export function figuresOf(task: ReportTask): TaskFigures {
+/** A task's figures per trial: its trials' sums over their number. */
+export function perTrialOf(task: ReportTask): PerTrial {
   const sums = sumRuns(task.runs);
-  const [only] = task.runs;
+  const cost = shownCostUsd(sums);
   return {
-    status: task.runs.length === 1 && only !== undefined ? only.status : statusCounts(task),
-    steps: sums.steps,
-    totalTokens: sums.totalTokens,
-    costUsd: shownCostUsd(sums),
-    failedChecks: [
-      ...new Set(task.runs.flatMap((run) => run.failedChecks.map((check) => check.name))),
-    ],
+    steps: sums.steps / task.trials,
+    totalTokens: sums.totalTokens / task.trials,
+    costUsd: cost === null ? null : cost / task.trials,
   };
 }
 
-const COLUMNS: readonly Column[] = [
-  { header: "task", align: "left", isText: true },
-  { header: "passed", align: "left" },
-  { header: "status", align: "left", isText: true },
-  { header: "steps", align: "right" },
-  { header: "tokens", align: "right" },
-  { header: "cost", align: "right" },
-];
+function meanRateOf(tasks: readonly TaskComparison[]): MeanRate {
+  const mean = (pick: (task: TaskComparison) => number) =>
+    tasks.length === 0 ? 0 : tasks.reduce((sum, task) => sum + pick(task), 0) / tasks.length;
+  const base = mean((task) => task.base.passRate);
+  const next = mean((task) => task.next.passRate);
+  const interval = bootstrapMeanInterval(
+    tasks.map((task) => ({ base: passCount(task.base), next: passCount(task.next) })),
+  );
+  return { base, next, delta: next - base, interval };
+}
 
 /**
- * The comparison as Markdown: the flips first (pass → fail, fail → pass), new and missing tasks,
- * then a table of the shared tasks and the totals, each cell `before → after (delta)`.
+ * A regression is a mean change whose whole interval lies below zero, or a task that regressed
+ * significantly; noise (flaky tasks, a flip on too few trials) is not.
  */
-export function formatComparisonMarkdown(comparison: ReportComparison): string {
-  const { base, next } = comparison.totals;
-  const headline =
-    `${base.passed}/${base.tasks} → ${next.passed}/${next.tasks} passed: ` +
-    `${comparison.passToFail.length} pass → fail, ${comparison.failToPass.length} fail → pass, ` +
-    `${comparison.added.length} new, ${comparison.missing.length} missing`;
-  return [headline, ...taskLists(comparison), "", comparisonTable(comparison)].join("\n");
+function regressionOf(tasks: readonly TaskComparison[], meanRate: MeanRate): RegressionVerdict {
+  const reasons: string[] = [];
+  const { interval } = meanRate;
+  if (interval.high < 0) {
+    reasons.push(
+      `the mean pass rate fell, and its ${Math.round(interval.level * 100)}% interval lies wholly below zero`,
+    );
+  }
+  for (const task of tasks) {
+    if (task.verdict === "regressed") {
+      reasons.push(`${task.name} regressed (${formatP(task.pDrop)})`);
+    }
+  }
+  return { isRegression: reasons.length > 0, reasons };
 }
 
-/** The flipped, new and missing tasks, each list under its title (empty lists left out). */
-function taskLists(comparison: ReportComparison): string[] {
-  const byName = new Map(comparison.tasks.map((task) => [task.name, task]));
-  const flip = (name: string) => {
-    const task = byName.get(name);
-    return task === undefined
-      ? `- ${markdownText(name)}`
-      : `- ${markdownText(name)}: ${markdownText(figuresOf(task.base).status)} → ${markdownText(figuresOf(task.next).status)}${failedChecks(task.next)}`;
-  };
-  const plain = (name: string) => `- ${markdownText(name)}`;
-  const lists: [string, string[]][] = [
-    ["Pass → fail", comparison.passToFail.map(flip)],
-    ["Fail → pass", comparison.failToPass.map(flip)],
-    ["New tasks", comparison.added.map(plain)],
-    ["Missing tasks", comparison.missing.map(plain)],
-  ];
-  return lists.flatMap(([title, lines]) =>
-    lines.length === 0 ? [] : ["", `${title} (${lines.length}):`, ...lines],
-  );
-}
-
-function comparisonTable(comparison: ReportComparison): string {
-  const { base, next } = comparison.totals;
-  const rows = comparison.tasks.map((task) => {
-    const before = figuresOf(task.base);
-    const after = figuresOf(task.next);
-    return [
-      task.name,
-      change(yesNo(task.base.passed), yesNo(task.next.passed)),
-      change(before.status, after.status),
-      numberChange(before.steps, after.steps),
-      numberChange(before.totalTokens, after.totalTokens),
-      costChange(before.costUsd, after.costUsd),
-    ];
-  });
-  rows.push([
-    "total",
-    change(`${base.passed}/${base.tasks}`, `${next.passed}/${next.tasks}`),
-    "",
-    numberChange(base.steps, next.steps),
-    numberChange(base.totalTokens, next.totalTokens),
-    costChange(shownCostUsd(base), shownCostUsd(next)),
-  ]);
-  return formatMarkdownTable(COLUMNS, rows);
-}
-
-function failedChecks(task: ReportTask): string {
-  const names = figuresOf(task).failedChecks.map(markdownText);
-  return names.length === 0 ? "" : ` (failed checks: ${names.join(", ")})`;
-}
-
-function yesNo(value: boolean): string {
-  return value ? "yes" : "no";
-}
-
-/** `a → b`, or just `a` when nothing changed. */
-function change(before: string, after: string): string {
-  return before === after ? before : `${before} → ${after}`;
-}
-
-function numberChange(before: number, after: number): string {
-  const delta = after - before;
-  if (delta === 0) return formatCount(after);
-  const sign = delta > 0 ? "+" : "-";
-  return `${formatCount(before)} → ${formatCount(after)} (${sign}${formatCount(Math.abs(delta))})`;
-}
-
-function costChange(before: number | null, after: number | null): string {
-  const delta = before === null || after === null ? 0 : roundUsd(after - before);
-  if (delta === 0) return change(formatCost(before), formatCost(after));
-  const sign = delta > 0 ? "+" : "-";
-  return `${formatCost(before)} → ${formatCost(after)} (${sign}${formatCost(Math.abs(delta))})`;
+/** A p-value as shown: `p = 0.024`, or `p < 0.001`. */
+export function formatP(p: number): string {
+  return p < 0.001 ? "p < 0.001" : `p = ${p.toFixed(3)}`;
 }

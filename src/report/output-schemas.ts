@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SCHEMA_ID_BASE } from "../task/json-schema.js";
 import { TaskListJsonSchema } from "../task/task-list-json.js";
 import * as lineSchemas from "../transcript/line-schemas.js";
+import { ComparisonJsonSchema } from "./compare-json.js";
 import { ReportJsonSchema } from "./report-json-schema.js";
 import { SummaryJsonSchema } from "./summary-json-schema.js";
 
@@ -10,7 +11,7 @@ export type SchemaFile = { path: string; schema: Record<string, unknown> };
 
 /**
  * JSON Schemas of everything a run writes, generated from the zod schemas its writers are typed
- * by and its readers parse with: `summary.json`, `report.json`, `list --json`'s task list, and one per transcript line kind
+ * by and its readers parse with: `summary.json`, `report.json`, `list --json`'s task list, `report --compare --json`'s comparison, and one per transcript line kind
  * (each `*LineSchema` export of line-schemas.ts), plus one for any line. Draft-07, like the task
  * schema, so one Ajv class reads them all. `npm run schema` writes them.
  */
@@ -25,6 +26,7 @@ export function outputJsonSchemas(): SchemaFile[] {
     publish("summary.schema.json", SummaryJsonSchema, "agent-run summary.json"),
     publish("report.schema.json", ReportJsonSchema, "agent-run report.json"),
     publish("task-list.schema.json", TaskListJsonSchema, "agent-run list --json"),
+    publish("comparison.schema.json", ComparisonJsonSchema, "agent-run report --compare --json"),
     publish(
       "transcript-line.schema.json",
       lineSchemas.TranscriptLineSchema,

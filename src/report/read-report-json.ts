@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { type Report, type ReportRun, reportTask, withTotals } from "./aggregate.js";
+import { TaskFingerprintJsonSchema } from "./fingerprint.js";
 import { parseVersionedJson } from "./json-issue.js";
 import { REPORT_VERSION, ReportRunJsonSchema, ReportTaskJsonSchema } from "./report-json-schema.js";
 import { EarlierAttemptReadSchema, UsageReadSchema } from "./run-summary.js";
@@ -40,6 +41,8 @@ const RunJsonSchema = ReportRunJsonSchema.extend({
 /** Version 2: the task's figures are derived from its runs, which are what counts. */
 const TaskJsonSchema = ReportTaskJsonSchema.pick({ name: true, task_file: true }).extend({
   runs: z.array(RunJsonSchema).min(1),
+  // Reports from before fingerprints have none: a comparison says so.
+  fingerprint: TaskFingerprintJsonSchema.optional(),
 });
 
 /** Version 1: a task was one run, with its figures beside its name. */
@@ -66,8 +69,10 @@ export function parseReportJson(text: string, file: string): Report {
   const parsed = parseVersionedJson(text, file, REPORT_VERSION, ReadReportSchema);
   const tasks =
     parsed.schema_version === 1
-      ? parsed.tasks.map((task) => reportTask(task.name, task.task_file, [v1Run(task)]))
-      : parsed.tasks.map((task) => reportTask(task.name, task.task_file, trialsOf(task, file)));
+      ? parsed.tasks.map((task) => reportTask(task.name, task.task_file, [v1Run(task)], null))
+      : parsed.tasks.map((task) =>
+          reportTask(task.name, task.task_file, trialsOf(task, file), task.fingerprint ?? null),
+        );
   const names = tasks.map((task) => task.name).sort();
   const repeated = names.find((name, index) => names[index + 1] === name);
   if (repeated !== undefined) throw new ConfigError(`${file}: task "${repeated}" appears twice`);

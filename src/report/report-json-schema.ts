@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CostUsdJsonSchema, EarlierAttemptJsonSchema } from "../transcript/trials.js";
+import { TaskFingerprintJsonSchema } from "./fingerprint.js";
 import {
   LimitExceededReadSchema,
   PlanProgressJsonSchema,
@@ -68,6 +69,7 @@ export const ReportTaskJsonSchema = z.object({
   flaky: z.boolean().describe("Some trials passed and some did not."),
   passed: z.boolean().describe("Every trial passed."),
   runs: z.array(ReportRunJsonSchema).min(1).describe("One per trial, by trial."),
+  fingerprint: TaskFingerprintJsonSchema,
 });
 
 /** pass@k or pass^k by k ("1", "2", …): from 1 to the fewest trials of any task. */

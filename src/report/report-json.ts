@@ -64,6 +64,7 @@ function taskJson(task: ReportTask): ReportJson["tasks"][number] {
     flaky: task.isFlaky,
     passed: task.passed,
     runs: task.runs.map(runJson),
+    fingerprint: task.fingerprint,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   earlierAttemptOfJson,
   TrialJsonSchema,
 } from "../transcript/trials.js";
+import { RunFingerprintJsonSchema } from "./fingerprint.js";
 import { parseVersionedJson } from "./json-issue.js";
 import {
   CheckJsonSchema,
@@ -101,6 +102,8 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     trial: TrialJsonSchema.optional(),
     attempt: AttemptJsonSchema.default(1),
     earlier_attempts: z.array(EarlierAttemptReadSchema).default([]),
+    // Summaries from before fingerprints: none, and a comparison says so.
+    fingerprint: RunFingerprintJsonSchema.nullable().default(null),
   })
   .transform((run) => ({
     name: run.name,
@@ -124,6 +127,7 @@ const RunSummarySchema = SummaryJsonSchema.pick({
     trial: run.trial?.index,
     attempt: run.attempt,
     earlierAttempts: run.earlier_attempts,
+    fingerprint: run.fingerprint,
   }));
 
 /** One check of a run, as `summary.json` recorded it. */

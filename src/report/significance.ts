@@ -1,5 +1,6 @@
 // The two tests `report --compare` states: Fisher's exact test for one task's pass rate over its
-// trials, and a paired bootstrap confidence interval for the batch's mean pass rate. Pure
+// trials, and a paired, two-level bootstrap confidence interval for the change in the batch's
+// mean pass rate. Pure
 // functions: the same inputs give the same answer (the bootstrap's random numbers come from a
 // seeded generator), so a comparison prints the same on every machine.
 
@@ -38,24 +39,29 @@ function logChoose(n: number, k: number): number {
 export type Interval = { low: number; high: number; level: number };
 
 /**
- * The paired bootstrap's percentile interval for the mean of `differences` (one per task: its pass
- * rate in the new batch minus in the base): `resamples` draws of the tasks with replacement, each
- * draw's mean, and the middle `level` of those means. Seeded: the same differences give the same
- * interval. An empty list gives [0, 0].
+ * The paired, two-level bootstrap's percentile interval for the mean over tasks of the change in
+ * pass rate (new minus base): `resamples` times, draw the tasks with replacement and, within each
+ * drawn task, draw its trials with replacement on each side; take that draw's mean change; the
+ * middle `level` of those means is the interval. Drawing the trials too counts their noise: a task
+ * that passed 2 of 3 trials might as well have passed 1 or 3. Seeded: the same tasks give the same
+ * interval on every machine. No task gives [0, 0].
  */
 export function bootstrapMeanInterval(
-  differences: readonly number[],
+  tasks: readonly { base: PassCount; next: PassCount }[],
   options: { resamples?: number; level?: number; seed?: number } = {},
 ): Interval {
   const resamples = options.resamples ?? 10_000;
   const level = options.level ?? 0.95;
-  const n = differences.length;
+  const n = tasks.length;
   if (n === 0) return { low: 0, high: 0, level };
   const random = mulberry32(options.seed ?? 0x5eed);
   const means = new Float64Array(resamples);
   for (let draw = 0; draw < resamples; draw += 1) {
     let sum = 0;
-    for (let i = 0; i < n; i += 1) sum += differences[Math.floor(random() * n)] ?? 0;
+    for (let i = 0; i < n; i += 1) {
+      const task = tasks[Math.floor(random() * n)];
+      if (task !== undefined) sum += drawnRate(task.next, random) - drawnRate(task.base, random);
+    }
     means[draw] = sum / n;
   }
   means.sort();
@@ -63,6 +69,18 @@ export function bootstrapMeanInterval(
   const at = (q: number) =>
     means[Math.min(resamples - 1, Math.max(0, Math.floor(q * resamples)))] ?? 0;
   return { low: at(tail), high: at(1 - tail), level };
+}
+
+/** The pass rate of `count.trials` trials drawn with replacement from `count`'s. */
+function drawnRate(count: PassCount, random: () => number): number {
+  const { passes, trials } = count;
+  if (trials === 0) return 0;
+  // All passed or none did: every draw gives the same rate.
+  if (passes === 0 || passes === trials) return passes / trials;
+  const rate = passes / trials;
+  let drawn = 0;
+  for (let i = 0; i < trials; i += 1) if (random() < rate) drawn += 1;
+  return drawn / trials;
 }
 
 /** A small, well-known 32-bit generator: uniform in [0, 1), the same sequence for the same seed. */

@@ -8,6 +8,7 @@ import {
   EarlierAttemptJsonSchema,
   TrialJsonSchema,
 } from "../transcript/trials.js";
+import { RunFingerprintJsonSchema } from "./fingerprint.js";
 
 // `summary.json` as agent-run writes it: `summaryJson` is typed by this schema, the reader picks
 // its fields from it, and `npm run schema` publishes it as schema/summary.schema.json.
@@ -155,6 +156,7 @@ export const SummaryJsonSchema = z
       .describe(
         "Tasks with output_schema only, when the final reply was valid against it: its JSON object (also in output.json).",
       ),
+    fingerprint: RunFingerprintJsonSchema.optional(),
     checks: z.array(CheckJsonSchema),
   })
   .describe("agent-run's summary.json: the outcome of one task's run.");

@@ -8,6 +8,7 @@ import { checkResultJson, usageLine } from "../transcript/lines.js";
 import { type EarlierAttempt, type Trial, trialFields } from "../transcript/trials.js";
 import type { ChangedFile } from "../workspace/changes.js";
 import type { GitDirChange } from "../workspace/git-dir-state.js";
+import type { RunFingerprintJson } from "./fingerprint.js";
 import { SUMMARY_VERSION, type SummaryJson } from "./summary-json-schema.js";
 
 /** The file in each run folder that holds its summary. */
@@ -55,6 +56,8 @@ export type TaskSummary = {
   plan?: readonly PlanItem[] | null | undefined;
   /** A task with `output_schema` whose final reply was valid: its JSON object (also `output.json`). */
   structuredOutput?: JsonObject | undefined;
+  /** What must match for the run to be compared with another (see `runFingerprint`). */
+  fingerprint?: RunFingerprintJson | undefined;
 };
 
 /** What an attempt leaves for the next one to record. */
@@ -99,6 +102,7 @@ export function summaryJson(summary: TaskSummary): SummaryJson {
     ...(summary.structuredOutput === undefined
       ? {}
       : { structured_output: summary.structuredOutput }),
+    ...(summary.fingerprint === undefined ? {} : { fingerprint: summary.fingerprint }),
     checks: summary.checks.map(checkResultJson),
   };
 }

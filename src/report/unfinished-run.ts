@@ -57,6 +57,8 @@ export async function readUnfinishedRun(
     trial: init === undefined ? trialOfFolder : init.trial?.index,
     attempt: init?.attempt ?? 1,
     earlierAttempts: [],
+    // Its summary would have said; a comparison lists the task as without a fingerprint.
+    fingerprint: null,
     folder,
   };
 }

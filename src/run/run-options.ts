@@ -63,5 +63,5 @@ export type RecordedSteps = PricedModel & { steps: number };
 /** What a run's summary takes from its options: who ran what, from where, as which trial. */
 export type RunOptionsOfSummary = Pick<
   RunTaskOptions,
-  "task" | "modelName" | "origin" | "trial" | "attempt" | "earlierAttempts"
+  "task" | "modelName" | "prices" | "origin" | "trial" | "attempt" | "earlierAttempts"
 >;

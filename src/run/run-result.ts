@@ -1,5 +1,6 @@
 import type { ErrorKind, RunResult, RunStatus } from "../agent/events.js";
 import { ZERO_USAGE } from "../model/model-client.js";
+import { runFingerprint } from "../report/fingerprint.js";
 import type { TaskSummary } from "../report/summary.js";
 import type { RunOptionsOfSummary } from "./run-options.js";
 
@@ -81,5 +82,6 @@ export function toSummary(
     earlierAttempts: options.earlierAttempts,
     limitExceededByFinalReply: final.limitExceededByFinalReply,
     structuredOutput: final.structuredOutput,
+    fingerprint: runFingerprint(options.task, options.modelName, options.prices),
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { TaskFileError, type TaskFileProblem } from "../errors.js";
 import { realPathOr } from "../fs/real-path.js";
 import { describeIssue, problemsFromIssues } from "./describe-issue.js";
@@ -41,10 +42,16 @@ function checkTaskFile(file: string): CheckedFile {
       problemsFromIssues(file, result.error.issues, parsed.data, parsed.locator, TaskFileSchema),
     );
   }
-  const { task, problems } = resolveTask(file, result.data, parsed.locator);
+  const resolved = resolveTask(file, result.data, parsed.locator);
+  const task = { ...resolved.task, fileSha256: sha256Hex(text.text) };
+  const { problems } = resolved;
   const isNameDefault = result.data.name === undefined;
   const namePosition = isNameDefault ? FILE_START : parsed.locator.value(["name"]);
   return { named: { task, namePosition, isNameDefault }, problems };
+}
+
+function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /** Keeps the first spelling of each file, comparing real paths (`./a.yaml` = `a.yaml`). */

@@ -243,6 +243,8 @@ export type Task = {
   instanceId: string;
   /** The task file as the user named it (for messages). */
   file: string;
+  /** SHA-256 (hex) of the task file's text; undefined for a task rebuilt from a transcript without it. */
+  fileSha256?: string | undefined;
   prompt: string;
   /** Extra instructions appended to the built-in system prompt. */
   system: string | undefined;

@@ -28,6 +28,7 @@ export type InitInfo = {
     /** The benchmark instance the task is (`instance_id:`, else its name). */
     instanceId: string;
     file: string;
+    fileSha256?: string | undefined;
     prompt: string;
     system: string | undefined;
     provider: ProviderSettings;
@@ -93,6 +94,7 @@ export function initLine(info: InitInfo): InitLineShape {
       name: task.name,
       instance_id: task.instanceId,
       file: task.file,
+      file_sha256: task.fileSha256 ?? null,
       prompt: task.prompt,
       system: info.system,
       extra_system: task.system ?? null,

@@ -1,36 +1,40 @@
 import { compareNames, type Report, type ReportTask } from "../report/aggregate.js";
-import { compareReports, figuresOf } from "../report/compare.js";
+import { compareReports, type PerTrial, passCount, perTrialOf } from "../report/compare.js";
+import { differenceTitle } from "../report/compare-markdown.js";
+import { statusCounts } from "../report/markdown-cells.js";
 import type { CompareRow, CompareSide, ViewCompare } from "./view-data.js";
 
 /**
  * Two batches' tasks side by side, as `agent-run report --compare` compares them: each shared
- * task's statuses, its flip and its deltas, then the tasks found in one batch only.
+ * task's verdict, pass counts and per-trial deltas, the tasks found in one batch only, the mean
+ * pass rate's change with its interval, and how the batches' fingerprints differ.
  */
 export function buildCompareView(base: Report, next: Report): ViewCompare {
   const comparison = compareReports(base, next);
-  const passToFail = new Set(comparison.passToFail);
-  const failToPass = new Set(comparison.failToPass);
-  const rows: CompareRow[] = comparison.tasks.map((task) => ({
-    name: task.name,
-    base: side(task.base),
-    next: side(task.next),
-    flip: passToFail.has(task.name)
-      ? "pass_to_fail"
-      : failToPass.has(task.name)
-        ? "fail_to_pass"
-        : null,
-    stepsDelta: task.stepsDelta,
-    tokensDelta: task.tokensDelta,
-    costDeltaUsd: task.costDeltaUsd,
-  }));
+  const rows: CompareRow[] = comparison.tasks.map((task) => {
+    const before = side(task.base, task.perTrial.base);
+    const after = side(task.next, task.perTrial.next);
+    return {
+      name: task.name,
+      base: before,
+      next: after,
+      verdict: task.verdict,
+      pDrop: task.pDrop,
+      stepsDelta: after.steps - before.steps,
+      tokensDelta: after.tokens - before.tokens,
+      costDeltaUsd:
+        before.costUsd === null || after.costUsd === null ? null : after.costUsd - before.costUsd,
+    };
+  });
   const only = (report: Report, names: readonly string[], isBase: boolean): CompareRow[] =>
     report.tasks
       .filter((task) => names.includes(task.name))
       .map((task) => ({
         name: task.name,
-        base: isBase ? side(task) : null,
-        next: isBase ? null : side(task),
-        flip: null,
+        base: isBase ? side(task, perTrialOf(task)) : null,
+        next: isBase ? null : side(task, perTrialOf(task)),
+        verdict: isBase ? ("missing" as const) : ("new" as const),
+        pDrop: null,
         stepsDelta: null,
         tokensDelta: null,
         costDeltaUsd: null,
@@ -40,14 +44,36 @@ export function buildCompareView(base: Report, next: Report): ViewCompare {
     ...only(base, comparison.missing, true),
     ...only(next, comparison.added, false),
   ];
-  return { rows: all.sort((a, b) => compareNames(a.name, b.name)) };
+  const { meanRate } = comparison;
+  return {
+    rows: all.sort((a, b) => compareNames(a.name, b.name)),
+    meanRate: {
+      base: meanRate.base,
+      next: meanRate.next,
+      delta: meanRate.delta,
+      low: meanRate.interval.low,
+      high: meanRate.interval.high,
+      level: meanRate.interval.level,
+    },
+    differences: comparison.differences.map((difference) => ({
+      title: differenceTitle(difference),
+      change: difference.change,
+      tasks: difference.tasks,
+      refused: difference.isRefused,
+    })),
+    regression: comparison.regression,
+  };
 }
 
-function side(task: ReportTask): CompareSide {
-  const figures = figuresOf(task);
+/** A task's side, with its figures per trial. */
+function side(task: ReportTask, figures: PerTrial): CompareSide {
+  const { passes, trials } = passCount(task);
+  const [only] = task.runs;
   return {
-    status: figures.status,
+    status: task.runs.length === 1 && only !== undefined ? only.status : statusCounts(task),
     passed: task.passed,
+    passedTrials: passes,
+    trials,
     steps: figures.steps,
     tokens: figures.totalTokens,
     costUsd: figures.costUsd,

@@ -210,28 +210,53 @@ export type ViewBatch = {
   warnings: string[];
 };
 
-/** One side of a compared task. */
+/** One side of a compared task: its outcome over its trials, and its figures per trial. */
 export type CompareSide = {
+  /** The run's status, or its trials' statuses counted (`2 completed, 1 max_steps`). */
   status: string;
+  /** Every trial passed. */
   passed: boolean;
+  passedTrials: number;
+  trials: number;
   steps: number;
   tokens: number;
   costUsd: number | null;
 };
 
-/** One task of a comparison; a side is null when the task is only in the other batch. */
+/**
+ * One task of a comparison (`report --compare`'s verdict, or `new`/`missing` for a task in one
+ * batch only, whose other side is null); the deltas are per trial.
+ */
 export type CompareRow = {
   name: string;
   base: CompareSide | null;
   next: CompareSide | null;
-  flip: "pass_to_fail" | "fail_to_pass" | null;
+  verdict:
+    | "regressed"
+    | "improved"
+    | "flaky"
+    | "pass_to_fail"
+    | "fail_to_pass"
+    | "unchanged"
+    | "new"
+    | "missing";
+  /** Fisher's one-sided p-value of a drop; null for a task in one batch only. */
+  pDrop: number | null;
   stepsDelta: number | null;
   tokensDelta: number | null;
   costDeltaUsd: number | null;
 };
 
-/** Two batches side by side (`view --compare BASE NEW`). */
-export type ViewCompare = { rows: CompareRow[] };
+/** Two batches side by side (`view --compare BASE NEW`), as `report --compare` compares them. */
+export type ViewCompare = {
+  rows: CompareRow[];
+  /** The mean pass rates over the tasks in both, the change and its interval. */
+  meanRate: { base: number; next: number; delta: number; low: number; high: number; level: number };
+  /** How the batches' fingerprints differ (`refused`: `report --compare` refuses it). */
+  differences: { title: string; change: string; tasks: string[]; refused: boolean }[];
+  /** What `--fail-on-regression` would decide, and why. */
+  regression: { isRegression: boolean; reasons: string[] };
+};
 
 /** The bounds the page was built under, shown in it. */
 export type ViewBounds = {

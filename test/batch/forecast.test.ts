@@ -40,7 +40,7 @@ function earlier(name: string, overrides: Partial<ReportRun> = {}): ReportTask {
     plan: undefined,
     ...overrides,
   };
-  return reportTask(name, `tasks/${name}.yaml`, [run]);
+  return reportTask(name, `tasks/${name}.yaml`, [run], null);
 }
 
 describe("forecastBatch", () => {

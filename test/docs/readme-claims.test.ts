@@ -320,8 +320,8 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
       EXAMPLE_TASKS.length,
     );
     const compare = await viewerPage(join(box.root, "compare.html"));
-    expect(compare.compare?.rows.filter((row) => row.flip !== null)).toEqual([
-      expect.objectContaining({ name: "fix-failing-test", flip: "pass_to_fail" }),
+    expect(compare.compare?.rows.filter((row) => row.verdict !== "unchanged")).toEqual([
+      expect.objectContaining({ name: "fix-failing-test", verdict: "pass_to_fail" }),
     ]);
     const replays = await viewerPage(join(box.root, "replays.html"));
     expect(replays.batches[0]?.tasks[0]?.runs[0]?.divergence).toMatchObject({ divergentSteps: [] });

@@ -30,29 +30,48 @@ describe("fisherDropPValue (one-sided: the new batch passes less often)", () => 
   });
 });
 
-describe("bootstrapMeanInterval (paired, percentile)", () => {
-  test("constant differences give that constant; an empty list gives [0, 0]", () => {
-    expect(bootstrapMeanInterval([0, 0, 0])).toMatchObject({ low: 0, high: 0, level: 0.95 });
-    expect(bootstrapMeanInterval([-1, -1])).toMatchObject({ low: -1, high: -1 });
+/** A task that passed `base` of `trials` trials before and `next` of them now. */
+function task(base: number, next: number, trials = 3) {
+  return { base: { passes: base, trials }, next: { passes: next, trials } };
+}
+
+describe("bootstrapMeanInterval (paired, two-level, percentile)", () => {
+  test("tasks whose trials agree give their one change; no task gives [0, 0]", () => {
+    expect(bootstrapMeanInterval([task(3, 3), task(0, 0)])).toMatchObject({
+      low: 0,
+      high: 0,
+      level: 0.95,
+    });
+    expect(bootstrapMeanInterval([task(3, 0), task(3, 0)])).toMatchObject({ low: -1, high: -1 });
     expect(bootstrapMeanInterval([])).toMatchObject({ low: 0, high: 0 });
   });
 
-  test("brackets the mean, is the same on every call, and narrows with more tasks", () => {
-    const few = [-1, 0, 0, 0.5, -0.5];
+  test("brackets the mean change, is the same on every call, and narrows with more tasks", () => {
+    const few = [task(3, 0), task(3, 3), task(2, 2), task(1, 3), task(3, 1)];
     const a = bootstrapMeanInterval(few);
-    const b = bootstrapMeanInterval(few);
-    expect(a).toEqual(b);
+    expect(bootstrapMeanInterval(few)).toEqual(a);
+    // The mean change: (-3 + 0 + 0 + 2 - 2) / 3 / 5 = -0.2.
     expect(a.low).toBeLessThanOrEqual(-0.2);
     expect(a.high).toBeGreaterThanOrEqual(-0.2);
-    const many = Array.from({ length: 50 }, (_, i) => few[i % few.length] ?? 0);
-    const wide = a.high - a.low;
+    const many = Array.from({ length: 50 }, (_, i) => few[i % few.length] ?? task(0, 0));
     const narrow = bootstrapMeanInterval(many);
-    expect(narrow.high - narrow.low).toBeLessThan(wide);
+    expect(narrow.high - narrow.low).toBeLessThan(a.high - a.low);
   });
 
-  test("a drop in most of 20 tasks lies wholly below zero; noise around zero does not", () => {
-    const drop = Array.from({ length: 20 }, (_, i) => (i < 16 ? -1 : 0));
-    const noise = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? -0.34 : 0.34));
+  test("trials that disagree widen the interval: a flaky task's rate is drawn, not taken as is", () => {
+    const steady = Array.from({ length: 12 }, (_, i) => (i === 0 ? task(3, 2) : task(3, 3)));
+    const flaky = Array.from({ length: 12 }, (_, i) => (i === 0 ? task(2, 1) : task(3, 3)));
+    const a = bootstrapMeanInterval(steady);
+    const b = bootstrapMeanInterval(flaky);
+    expect(a.high).toBe(0);
+    expect(b.high).toBeGreaterThan(0);
+  });
+
+  test("a drop in 4 of 12 tasks lies wholly below zero; one flaky trial either way does not", () => {
+    const drop = Array.from({ length: 12 }, (_, i) => (i < 4 ? task(3, 0) : task(3, 3)));
+    const noise = Array.from({ length: 12 }, (_, i) =>
+      i === 0 ? task(2, 3) : i === 1 ? task(3, 2) : task(3, 3),
+    );
     expect(bootstrapMeanInterval(drop).high).toBeLessThan(0);
     const around = bootstrapMeanInterval(noise);
     expect(around.low).toBeLessThan(0);

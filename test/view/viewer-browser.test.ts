@@ -268,19 +268,30 @@ describe.runIf(shouldRunBrowserTests())(
       );
     });
 
-    test("compare: both batches' statuses, the flipped task and the deltas", async () => {
+    test("compare: the mean's interval, the differences, the flipped task and its per-trial deltas", async () => {
       const { page } = await open(files.compare);
       const n = EXAMPLE_TASKS.length;
+      const fall = ((1 / n) * 100).toFixed(1);
 
-      await expect(page.locator("p.totals").textContent()).resolves.toBe(
-        `${n}/${n} → ${n - 1}/${n} passed: 1 pass → fail, 0 fail → pass, 0 new, 0 missing`,
+      await expect(page.locator("p.totals").textContent()).resolves.toMatch(
+        new RegExp(
+          `^${n}/${n} → ${n - 1}/${n} tasks passed every trial · mean pass rate 100\\.0% → [\\d.]+% \\(-${fall} points, 95% interval \\[-[\\d.]+, 0\\.0\\]\\)$`,
+        ),
       );
-      const row = page.locator("table.compare tbody tr.flipped");
+      await expect(page.locator("p.verdict").textContent()).resolves.toBe(
+        "no significant regression",
+      );
+      // The second batch ran fix-failing-test with --max-steps 2: the page says so.
+      await expect(page.locator("ul.differences").textContent()).resolves.toContain(
+        "not comparable limits: max_steps 12 → 2 (fix-failing-test)",
+      );
+      const row = page.locator("table.compare tbody tr.changed");
       await expect(row.locator("th").textContent()).resolves.toBe("fix-failing-test");
       expect(await row.locator("td").allTextContents()).toEqual([
-        "completed passed",
-        "max_steps FAILED",
+        "completed 1/1 passed",
+        "max_steps 0/1 passed",
         "pass → fail",
+        "0.500",
         "5 → 2 (-3)",
         expect.stringMatching(/^13,060 → [\d,]+ \(-[\d,]+\)$/),
         expect.stringMatching(/^\$0\.0143 → \$0\.\d+ \(-\$0\.\d+\)$/),

@@ -1,9 +1,17 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError, messageOf } from "../../errors.js";
+import { oneLine } from "../../format.js";
 import { redactStrings } from "../../redact.js";
 import { buildReport, type Report } from "../../report/aggregate.js";
-import { compareReports, formatComparisonMarkdown } from "../../report/compare.js";
+import { compareReports, SIGNIFICANCE_LEVEL } from "../../report/compare.js";
+import { comparisonJson } from "../../report/compare-json.js";
+import {
+  differenceTitle,
+  formatComparisonMarkdown,
+  taskNames,
+} from "../../report/compare-markdown.js";
+import type { FingerprintDifference } from "../../report/fingerprint-diff.js";
 import { annotationRoot } from "../../report/github-actions.js";
 import { formatJunit } from "../../report/junit.js";
 import { loadRunSummaries } from "../../report/load-runs.js";
@@ -11,14 +19,16 @@ import { formatReportMarkdown } from "../../report/markdown.js";
 import { parseReportJson } from "../../report/read-report-json.js";
 import { reportJson } from "../../report/report-json.js";
 import { SUMMARY_FILE } from "../../report/summary.js";
+import { EXIT } from "../exit-codes.js";
 import { expandPatterns } from "../expand-patterns.js";
 import type { CliIo } from "../io.js";
 import type { ReportArgs } from "../report-flags.js";
 
 /**
  * `agent-run report`: prints the Markdown report (or comparison) on stdout and writes the asked-for
- * files. Returns 0 once everything was read, whatever the tasks' outcome; throws `ConfigError`
- * (exit 2) for bad input.
+ * files. Returns 0 once everything was read, whatever the tasks' outcome (with `--compare
+ * --fail-on-regression`, 1 for a regression); throws `ConfigError` (exit 2) for bad input and for
+ * batches too different to compare.
  */
 export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number> {
   const onWarning = (message: string) => io.writeErr(`agent-run: warning: ${message}`);
@@ -28,8 +38,15 @@ export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number
   if (args.mode === "compare") {
     const base = redact(await readReport(args.base, onWarning));
     const next = redact(await readReport(args.next, onWarning));
-    io.writeOut(formatComparisonMarkdown(compareReports(base, next)));
-    return 0;
+    const comparison = compareReports(base, next);
+    refuseUnfair(comparison.differences, args);
+    if (args.jsonFile !== undefined) {
+      await writeOutput("--json", args.jsonFile, comparisonJson(comparison, SIGNIFICANCE_LEVEL));
+    }
+    io.writeOut(formatComparisonMarkdown(comparison));
+    return args.isRegressionFailed && comparison.regression.isRegression
+      ? EXIT.taskFailed
+      : EXIT.ok;
   }
   const paths = await expandPatterns(args.patterns, "run folders");
   const report = redact(buildReport(await loadRunSummaries(paths, { onWarning })));
@@ -42,6 +59,29 @@ export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number
   }
   io.writeOut(formatReportMarkdown(report));
   return 0;
+}
+
+/**
+ * Refuses (exit 2, nothing written) a comparison of batches that differ in what makes pass rates
+ * comparable (task set, limits, prices, unknown fingerprints), unless `--allow-different`.
+ */
+function refuseUnfair(
+  differences: readonly FingerprintDifference[],
+  args: { base: string; next: string; isDifferentAllowed: boolean },
+): void {
+  const refused = differences.filter((difference) => difference.isRefused);
+  if (refused.length === 0 || args.isDifferentAllowed) return;
+  const lines = refused.map(
+    (difference) =>
+      `  ${oneLine(`${differenceTitle(difference)}: ${difference.change}; ${taskNames(difference.tasks)}`, 500)}`,
+  );
+  throw new ConfigError(
+    [
+      `cannot compare ${oneLine(args.base, 200)} with ${oneLine(args.next, 200)}: their pass rates would not be comparable:`,
+      ...lines,
+      "run both batches with the same tasks, limits and prices, or pass --allow-different to compare them anyway",
+    ].join("\n"),
+  );
 }
 
 /** A comparison side: a `report.json` (or any report file) as written, else folders of runs. */

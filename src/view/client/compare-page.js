@@ -1,12 +1,20 @@
-// Two batches compared: each task's status in both, the flips, and the deltas.
+// Two batches compared as `report --compare` compares them: the mean pass rate's change with its
+// interval, how the batches differ, each task's verdict, and the per-trial deltas.
 
-import { badge, el, passBadge } from "./dom.js";
+import { badge, el } from "./dom.js";
 import { formatCost, formatCount, formatDelta } from "./format.js";
 import { runHref } from "./task-page.js";
 
-const FLIPS = {
+/** Each verdict's words and tone, in the order the lists show them. */
+const VERDICTS = {
+  regressed: ["regressed", "bad"],
+  improved: ["improved", "good"],
+  flaky: ["flaky", "warn"],
   pass_to_fail: ["pass → fail", "bad"],
   fail_to_pass: ["fail → pass", "good"],
+  new: ["new", "info"],
+  missing: ["missing", "warn"],
+  unchanged: ["unchanged", "info"],
 };
 
 function sideCell(page, batchIndex, name, side) {
@@ -14,89 +22,127 @@ function sideCell(page, batchIndex, name, side) {
   const taskIndex = page.batches[batchIndex].tasks.findIndex((task) => task.name === name);
   return el("td", {}, [
     el("a", { href: runHref(batchIndex, taskIndex, 0), text: side.status }),
-    " ",
-    passBadge(side.passed),
+    ` ${side.passedTrials}/${side.trials} passed`,
   ]);
 }
 
 /** `5 → 2 (-3)`, or the one value when it did not change (as `report --compare` writes it). */
 function delta(before, after, value, format) {
-  if (before === null || after === null) return "";
+  if (before === null || after === null || value === null) return "";
   if (value === 0) return format(after);
   return `${format(before)} → ${format(after)} (${formatDelta(value, format)})`;
 }
 
+/** Per-trial figures are shown whole, as the comparison's table shows them. */
+function whole(value) {
+  return formatCount(Math.round(value));
+}
+
+function pValue(p) {
+  if (p === null) return "";
+  if (p >= 1) return "1";
+  return p < 0.001 ? "< 0.001" : p.toFixed(3);
+}
+
 function compareRow(page, row) {
-  const flip = row.flip === null ? null : FLIPS[row.flip];
-  const change =
-    flip !== undefined && flip !== null
-      ? badge(flip[0], flip[1])
-      : row.base === null
-        ? badge("new", "info")
-        : row.next === null
-          ? badge("missing", "warn")
-          : el("span", { class: "muted", text: "same" });
-  return el("tr", { class: row.flip === null ? null : "flipped" }, [
+  const [words, tone] = VERDICTS[row.verdict];
+  const steps = row.stepsDelta === null ? null : Math.round(row.stepsDelta);
+  const tokens = row.tokensDelta === null ? null : Math.round(row.tokensDelta);
+  return el("tr", { class: row.verdict === "unchanged" ? null : "changed" }, [
     el("th", { scope: "row", text: row.name }),
     sideCell(page, 0, row.name, row.base),
     sideCell(page, 1, row.name, row.next),
-    el("td", {}, [change]),
+    el("td", {}, [
+      row.verdict === "unchanged"
+        ? el("span", { class: "muted", text: words })
+        : badge(words, tone),
+    ]),
+    el("td", { class: "num", text: pValue(row.pDrop) }),
     el("td", {
       class: "num",
-      text: delta(row.base?.steps ?? null, row.next?.steps ?? null, row.stepsDelta, formatCount),
+      text: delta(row.base?.steps ?? null, row.next?.steps ?? null, steps, whole),
     }),
     el("td", {
       class: "num",
-      text: delta(row.base?.tokens ?? null, row.next?.tokens ?? null, row.tokensDelta, formatCount),
+      text: delta(row.base?.tokens ?? null, row.next?.tokens ?? null, tokens, whole),
     }),
     el("td", {
       class: "num",
-      text:
-        row.costDeltaUsd === null
-          ? ""
-          : delta(
-              row.base?.costUsd ?? null,
-              row.next?.costUsd ?? null,
-              row.costDeltaUsd,
-              formatCost,
-            ),
+      text: delta(
+        row.base?.costUsd ?? null,
+        row.next?.costUsd ?? null,
+        row.costDeltaUsd,
+        formatCost,
+      ),
     }),
   ]);
 }
 
-/** The comparison page: the headline, the flipped tasks, and every task's row. */
+function percent(rate) {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+function points(delta) {
+  const value = (delta * 100).toFixed(1);
+  if (value === "0.0" || value === "-0.0") return "0.0";
+  return delta > 0 ? `+${value}` : value;
+}
+
+/** The comparison page: the headline, the differences, the changed tasks, and every task's row. */
 export function comparePage(page) {
   const [base, next] = page.batches;
-  const rows = page.compare.rows;
-  const count = (kind) => rows.filter((row) => row.flip === kind).length;
-  const headline = `${base.totals.passed}/${base.totals.tasks} → ${next.totals.passed}/${next.totals.tasks} passed: ${count("pass_to_fail")} pass → fail, ${count("fail_to_pass")} fail → pass, ${rows.filter((row) => row.base === null).length} new, ${rows.filter((row) => row.next === null).length} missing`;
-  const flipped = rows.filter((row) => row.flip !== null);
+  const { rows, meanRate, differences, regression } = page.compare;
+  const headline = `${base.totals.passed}/${base.totals.tasks} → ${next.totals.passed}/${next.totals.tasks} tasks passed every trial · mean pass rate ${percent(meanRate.base)} → ${percent(meanRate.next)} (${points(meanRate.delta)} points, ${Math.round(meanRate.level * 100)}% interval [${points(meanRate.low)}, ${points(meanRate.high)}])`;
+  const changed = rows.filter((row) => row.verdict !== "unchanged");
   return [
     el("h1", { tabindex: "-1", text: "Comparison" }),
     el("p", { class: "totals", text: headline }),
+    el("p", { class: "verdict" }, [
+      regression.isRegression
+        ? badge("regression", "bad")
+        : badge("no significant regression", "good"),
+      regression.isRegression ? ` ${regression.reasons.join("; ")}` : "",
+    ]),
     el("ul", { class: "batches" }, [
       el("li", {}, [el("a", { href: "#/b/0", text: base.label })]),
       el("li", {}, [el("a", { href: "#/b/1", text: next.label })]),
     ]),
-    flipped.length === 0
-      ? el("p", { text: "No task flipped." })
+    differences.length === 0
+      ? el("p", {
+          text: "The batches ran the same tasks, task files, models, limits, prices, tool protocol and agent-run version.",
+        })
+      : el("section", { "aria-label": "Differences between the batches" }, [
+          el("h2", { text: "Differences between the batches" }),
+          el(
+            "ul",
+            { class: "differences" },
+            differences.map((difference) =>
+              el("li", {}, [
+                difference.refused ? badge("not comparable", "bad") : badge("differs", "info"),
+                ` ${difference.title}: ${difference.change} (${difference.tasks.join(", ")})`,
+              ]),
+            ),
+          ),
+        ]),
+    changed.length === 0
+      ? el("p", { text: "No task changed." })
       : el(
           "ul",
           { class: "flips" },
-          flipped.map((row) =>
+          changed.map((row) =>
             el("li", {}, [
-              badge(FLIPS[row.flip][0], FLIPS[row.flip][1]),
-              ` ${row.name}: ${row.base.status} → ${row.next.status}`,
+              badge(...VERDICTS[row.verdict]),
+              ` ${row.name}: ${row.base === null ? "-" : `${row.base.passedTrials}/${row.base.trials}`} → ${row.next === null ? "-" : `${row.next.passedTrials}/${row.next.trials}`} passed`,
             ]),
           ),
         ),
     el("table", { class: "compare" }, [
-      el("caption", { text: "Each task in both batches" }),
+      el("caption", { text: "Each task in both batches (steps, tokens and cost per trial)" }),
       el("thead", {}, [
         el(
           "tr",
           {},
-          ["Task", "Base", "New", "Change", "Steps", "Tokens", "Cost"].map((label) =>
+          ["Task", "Base", "New", "Verdict", "p (drop)", "Steps", "Tokens", "Cost"].map((label) =>
             el("th", { scope: "col", text: label }),
           ),
         ),

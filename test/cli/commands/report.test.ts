@@ -43,6 +43,18 @@ async function parse(argv: string[]): Promise<{ command: string; args: ReportArg
   return { command, args: parseReportArgs(raw) };
 }
 
+/** `report --compare BASE NEW`, without its flags. */
+function compareArgs(base: string, next: string | undefined) {
+  return {
+    mode: "compare" as const,
+    base,
+    next: next ?? "",
+    jsonFile: undefined,
+    isDifferentAllowed: false,
+    isRegressionFailed: false,
+  };
+}
+
 describe("agent-run report", () => {
   test("yargs picks it over the default run command and reads its flags", async () => {
     expect(await parse(["report", "a", "b/*", "--json", "r.json", "--junit", "j.xml"])).toEqual({
@@ -57,17 +69,33 @@ describe("agent-run report", () => {
     });
     expect(await parse(["report", "--compare", "old", "new"])).toEqual({
       command: "report",
-      args: { mode: "compare", base: "old", next: "new" },
+      args: compareArgs("old", "new"),
+    });
+    const flags = ["--json", "c.json", "--fail-on-regression", "--allow-different"];
+    expect(await parse(["report", "--compare", "old", "new", ...flags])).toEqual({
+      command: "report",
+      args: {
+        ...compareArgs("old", "new"),
+        jsonFile: "c.json",
+        isDifferentAllowed: true,
+        isRegressionFailed: true,
+      },
     });
   });
 
-  test("refuses no folders, --compare without two reports, and --compare with --json", async () => {
+  test("refuses no folders, --compare without two reports or with --junit, and its flags without it", async () => {
     await expect(parse(["report"])).rejects.toThrow(/no run folders given/);
     await expect(parse(["report", "--compare", "old"])).rejects.toThrow(
       "--compare takes two reports, BASE and NEW, got 1",
     );
-    await expect(parse(["report", "--compare", "a", "b", "--json", "x"])).rejects.toThrow(
-      /drop them with --compare/,
+    await expect(parse(["report", "--compare", "a", "b", "--junit", "x"])).rejects.toThrow(
+      "--junit writes a report, not a comparison; drop it with --compare",
+    );
+    await expect(parse(["report", "a", "--fail-on-regression"])).rejects.toThrow(
+      "--fail-on-regression goes with --compare",
+    );
+    await expect(parse(["report", "a", "--allow-different"])).rejects.toThrow(
+      "--allow-different goes with --compare",
     );
   });
 
@@ -127,17 +155,18 @@ describe("agent-run report", () => {
       recordingIo(),
     );
     const io = recordingIo();
-    const code = await reportCommand(
-      { mode: "compare", base: jsonFile, next: join(tmp, "shard-2") },
-      io,
+    const different = compareArgs(jsonFile, join(tmp, "shard-2"));
+    // Other tasks on each side: not comparable, unless asked.
+    await expect(reportCommand(different, recordingIo())).rejects.toThrow(
+      /task set: only in BASE; 2 tasks alpha, gamma\n.*task set: only in NEW; task beta/s,
     );
+    const code = await reportCommand({ ...different, isDifferentAllowed: true }, io);
 
     expect(code).toBe(0);
     expect(io.out.join("\n")).toMatch(
-      /^1\/2 → 0\/1 passed: 0 pass → fail, 0 fail → pass, 1 new, 2 missing\n\nNew tasks \(1\):\n- beta\n/,
+      /^1\/2 → 0\/1 tasks passed every trial \(2 → 1 trials\)\n\nDifferences between the batches \(2\):\n/,
     );
-    // beta has no price: the total cost is unknown, not $0.
-    expect(io.out.join("\n")).toMatch(/\| total \| 1\/2 → 0\/1 \|.*\| \$0\.0334 → - \|$/);
+    expect(io.out.join("\n")).toContain("\nNew tasks (1):\n- beta\n\nMissing tasks (2):\n- alpha\n- gamma\n");
   });
 
   test("--compare reads a version 1 report.json (before trials) as tasks run once", async () => {
@@ -168,13 +197,18 @@ describe("agent-run report", () => {
       JSON.stringify({ schema_version: 1, tasks: [run("alpha", true), run("gamma", false)] }),
     );
     const io = recordingIo();
-    const code = await reportCommand({ mode: "compare", base: file, next: shards[0] }, io);
+    // It holds no fingerprint: the comparison cannot tell whether the limits were the same.
+    await expect(reportCommand(compareArgs(file, shards[0]), recordingIo())).rejects.toThrow(
+      "fingerprint: no fingerprint recorded in BASE and NEW; 2 tasks alpha, gamma",
+    );
+    const code = await reportCommand(
+      { ...compareArgs(file, shards[0]), isDifferentAllowed: true },
+      io,
+    );
 
     expect(code).toBe(0);
-    expect(io.out.join("\n")).toMatch(
-      /^1\/2 → 1\/2 passed: 0 pass → fail, 0 fail → pass, 0 new, 0 missing\n/,
-    );
-    expect(io.out.join("\n")).toMatch(/^\| alpha +\| yes +\| completed +\|/m);
+    expect(io.out.join("\n")).toMatch(/^1\/2 → 1\/2 tasks passed every trial \(2 → 2 trials\)\n/);
+    expect(io.out.join("\n")).toMatch(/^\| alpha +\| unchanged +\| 1\/1 +\|/m);
   });
 
   test.each([
@@ -183,7 +217,7 @@ describe("agent-run report", () => {
   ])("a hostile version 2 report.json is refused, naming the field", async (task, message) => {
     const file = join(tmp, "hostile.json");
     await writeFile(file, JSON.stringify({ schema_version: 2, tasks: [task] }));
-    const run = reportCommand({ mode: "compare", base: file, next: shards[0] }, recordingIo());
+    const run = reportCommand(compareArgs(file, shards[0]), recordingIo());
 
     await expect(run).rejects.toThrow(`${file}: ${message}`);
   });
@@ -191,7 +225,7 @@ describe("agent-run report", () => {
   test("--compare refuses a report.json newer than it understands", async () => {
     const file = join(tmp, "future.json");
     await writeFile(file, JSON.stringify({ schema_version: 9, tasks: [] }));
-    const run = reportCommand({ mode: "compare", base: file, next: shards[0] }, recordingIo());
+    const run = reportCommand(compareArgs(file, shards[0]), recordingIo());
 
     await expect(run).rejects.toThrow(
       `${file}: schema_version 9 is newer than this agent-run understands (2); upgrade agent-run`,
