@@ -166,7 +166,9 @@ describe("agent-run report", () => {
     expect(io.out.join("\n")).toMatch(
       /^1\/2 → 0\/1 tasks passed every trial \(2 → 1 trials\)\n\nDifferences between the batches \(2\):\n/,
     );
-    expect(io.out.join("\n")).toContain("\nNew tasks (1):\n- beta\n\nMissing tasks (2):\n- alpha\n- gamma\n");
+    expect(io.out.join("\n")).toContain(
+      "\nNew tasks (1):\n- beta\n\nMissing tasks (2):\n- alpha\n- gamma\n",
+    );
   });
 
   test("--compare reads a version 1 report.json (before trials) as tasks run once", async () => {
