@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors.js";
 import type { CommandSpec } from "./command-spec.js";
 import { EXIT, INTERNAL_EXIT_ROW } from "./exit-codes.js";
-import { stringFlag } from "./flag-values.js";
+import { patternListFlag, stringFlag } from "./flag-values.js";
 
 /** What `agent-run report` was asked to do, validated. */
 export type ReportArgs =
@@ -23,6 +23,8 @@ export type ReportArgs =
       isDifferentAllowed: boolean;
       /** `--fail-on-regression`: exit 1 when the comparison finds a regression. */
       isRegressionFailed: boolean;
+      /** `--regression-task`: tasks whose significant drop alone fails `--fail-on-regression`. */
+      regressionTasks: string[];
     };
 
 /** `agent-run report`. */
@@ -58,7 +60,12 @@ export const REPORT_COMMAND: CommandSpec = {
       type: "boolean",
       default: false,
       describe:
-        "With --compare: exit 1 when the mean pass rate's 95% interval lies wholly below zero, or a task regressed significantly",
+        "With --compare: exit 1 when the mean pass rate's 95% interval lies wholly below zero, or a task named with --regression-task regressed significantly",
+    },
+    "regression-task": {
+      type: "string",
+      describe:
+        "With --fail-on-regression: also exit 1 when this task's drop alone is significant (Fisher's exact test); repeatable, or a,b",
     },
     "allow-different": {
       type: "boolean",
@@ -71,12 +78,12 @@ export const REPORT_COMMAND: CommandSpec = {
     ["$0 report agent-runs --junit junit.xml", "table on stdout, JUnit file for CI"],
     ["$0 report 'shard-*' --json report.json", "merge the shards of a sharded batch"],
     [
-      "$0 report --compare stopped agent-runs",
-      "regressed, flaky and flipped tasks, and the deltas",
+      "$0 report --compare --allow-different stopped agent-runs",
+      "verdicts per task and the mean's change, though the batches' tasks and limits differ",
     ],
     [
-      "$0 report --compare --fail-on-regression base agent-runs",
-      "exit 1 on a significant drop (CI)",
+      "$0 report --compare --fail-on-regression last-night agent-runs",
+      "exit 1 when the mean pass rate fell significantly (a CI gate)",
     ],
   ],
   exitCodes: [
@@ -114,10 +121,11 @@ export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
       jsonFile,
       isDifferentAllowed: raw["allow-different"] === true,
       isRegressionFailed: raw["fail-on-regression"] === true,
+      regressionTasks: regressionTasksFlag(raw),
     };
   }
-  for (const flag of ["fail-on-regression", "allow-different"]) {
-    if (raw[flag] === true) {
+  for (const flag of ["fail-on-regression", "allow-different", "regression-task"]) {
+    if (raw[flag] !== undefined && raw[flag] !== false) {
       throw new ConfigError(
         `--${flag} goes with --compare: agent-run report --compare BASE NEW --${flag}`,
       );
@@ -132,4 +140,20 @@ export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
     throw new ConfigError("--junit-file-line shapes the JUnit file; give it with --junit FILE");
   }
   return { mode: "report", patterns: paths, jsonFile, junitFile, hasJunitFileLine };
+}
+
+/** `--regression-task a --regression-task b,c`: only with `--fail-on-regression`, which it sharpens. */
+function regressionTasksFlag(raw: Record<string, unknown>): string[] {
+  const names = patternListFlag(raw["regression-task"]).flatMap((value) =>
+    value
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
+  );
+  if (names.length > 0 && raw["fail-on-regression"] !== true) {
+    throw new ConfigError(
+      "--regression-task names tasks for --fail-on-regression; give it too: agent-run report --compare BASE NEW --fail-on-regression --regression-task NAME",
+    );
+  }
+  return names;
 }

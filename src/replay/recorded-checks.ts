@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { JSON_POINTER_PATTERN } from "../checks/json-pointer.js";
 import type { Check } from "../checks/types.js";
+import { TranscriptError } from "../errors.js";
 
 const Base = { name: z.string(), line: z.number() };
 const Globs = z.array(z.string()).nullable();
@@ -29,10 +30,14 @@ const RecordedCheckSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
-/** Parses the recorded checks; undefined when they do not match (a transcript from another version). */
-export function parseRecordedChecks(value: unknown): Check[] | undefined {
+/** Parses the recorded checks of the transcript at `path`; throws when they do not match (another version's). */
+export function recordedChecks(value: unknown, path: string): Check[] {
   const parsed = z.array(RecordedCheckSchema).safeParse(value ?? []);
-  if (!parsed.success) return undefined;
+  if (!parsed.success) {
+    throw new TranscriptError(
+      `${path}:1: task.checks: the recorded checks are not in a shape this agent-run reads; give the task file with --task`,
+    );
+  }
   return parsed.data.map((check): Check => {
     switch (check.kind) {
       case "run":

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { TranscriptError } from "../errors.js";
 import { type ApiMessage, REASONING_EFFORTS } from "../model/model-client.js";
 import { PROVIDER_NAMES } from "../model/providers.js";
+import { Sha256Schema } from "../report/fingerprint.js";
 import {
   DEFAULT_OUTPUT_RETRIES,
   MAX_OUTPUT_RETRIES,
@@ -18,7 +19,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
 import { TOOL_NAMES } from "../tools/tool-names.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import { type EarlierAttempt, earlierAttemptOfJson, type Trial } from "../transcript/trials.js";
-import { parseRecordedChecks } from "./recorded-checks.js";
+import { recordedChecks } from "./recorded-checks.js";
 import { parseRecordedCommandTools } from "./recorded-command-tools.js";
 import {
   type RecordedMcpCall,
@@ -90,7 +91,7 @@ const RecordedTaskSchema = z.looseObject({
   instance_id: NameSchema.optional(),
   file: z.string(),
   // Transcripts from before it was recorded: unknown, and a comparison says so.
-  file_sha256: z.hash("sha256").nullable().default(null),
+  file_sha256: Sha256Schema.nullable().default(null),
   prompt: z.string(),
   extra_system: z.string().nullable(),
   model: z.string(),
@@ -267,16 +268,6 @@ function toTask(recorded: z.infer<typeof RecordedTaskSchema>, path: string): Omi
     checks,
     output,
   };
-}
-
-function recordedChecks(recorded: unknown, path: string) {
-  const checks = parseRecordedChecks(recorded);
-  if (checks === undefined) {
-    throw new TranscriptError(
-      `${path}:1: task.checks: the recorded checks are not in a shape this agent-run reads; give the task file with --task`,
-    );
-  }
-  return checks;
 }
 
 /** The recorded `output_schema`, compiled again: one that does not compile was edited in. */

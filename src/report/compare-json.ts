@@ -50,9 +50,15 @@ export const ComparisonJsonSchema = z
       })
       .describe("The tasks' mean pass rate in each batch, over the tasks in both."),
     regression: z
-      .object({ is_regression: z.boolean(), reasons: z.array(z.string()) })
+      .object({
+        is_regression: z.boolean(),
+        reasons: z.array(z.string()),
+        regressed_tasks: z
+          .array(TaskNameJsonSchema)
+          .describe("Every task whose drop is significant, named with --regression-task or not."),
+      })
       .describe(
-        "What --fail-on-regression decides: the interval lies wholly below zero, or a task regressed significantly.",
+        "What --fail-on-regression decides: the interval lies wholly below zero, or a task named with --regression-task regressed significantly.",
       ),
     significance_level: rate.describe(
       "A task's one-sided Fisher p-value below this is significant.",
@@ -99,7 +105,11 @@ export function comparisonJson(comparison: ReportComparison, level: number): str
         level: meanRate.interval.level,
       },
     },
-    regression: { is_regression: regression.isRegression, reasons: regression.reasons },
+    regression: {
+      is_regression: regression.isRegression,
+      reasons: regression.reasons,
+      regressed_tasks: regression.regressedTasks,
+    },
     significance_level: level,
     differences: comparison.differences.map((difference) => ({
       kind: difference.kind,

@@ -200,9 +200,13 @@ function taskRow(task: TaskComparison): string[] {
 /** The line `--fail-on-regression` acts on. */
 function verdictLine(comparison: ReportComparison): string {
   const { regression } = comparison;
-  return regression.isRegression
-    ? `Regression: ${regression.reasons.join("; ")}.`
-    : "No significant regression: the mean pass rate's interval reaches zero or above, and no task's drop is significant.";
+  if (regression.isRegression) return `Regression: ${regression.reasons.join("; ")}.`;
+  const regressed = regression.regressedTasks.length;
+  const unnamed =
+    regressed === 0
+      ? ""
+      : ` (${regressed === 1 ? "1 task" : `${regressed} tasks`} regressed, none named with --regression-task)`;
+  return `No regression: the mean pass rate's interval reaches zero or above${unnamed}.`;
 }
 
 /** `0.050`, `< 0.001`, `1`: a p-value in a cell. */

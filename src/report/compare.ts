@@ -50,8 +50,15 @@ export type TaskComparison = {
 /** The batches' mean pass rates over the tasks in both, and the change's confidence interval. */
 export type MeanRate = { base: number; next: number; delta: number; interval: Interval };
 
-/** What `--fail-on-regression` decides, and why. */
-export type RegressionVerdict = { isRegression: boolean; reasons: string[] };
+/**
+ * What `--fail-on-regression` decides, and why: the interval, and the tasks named for it
+ * (`--regression-task`); `regressedTasks` lists every task that regressed, named or not.
+ */
+export type RegressionVerdict = {
+  isRegression: boolean;
+  reasons: string[];
+  regressedTasks: string[];
+};
 
 /** Two batches compared; task names sorted. */
 export type ReportComparison = {
@@ -67,8 +74,15 @@ export type ReportComparison = {
   regression: RegressionVerdict;
 };
 
-/** Compares two batches (for example last night's and tonight's) task by task. */
-export function compareReports(base: Report, next: Report): ReportComparison {
+/**
+ * Compares two batches (for example last night's and tonight's) task by task. `namedTasks`: the
+ * tasks whose significant drop alone is a regression (`--regression-task`).
+ */
+export function compareReports(
+  base: Report,
+  next: Report,
+  namedTasks: readonly string[] = [],
+): ReportComparison {
   const baseByName = new Map(base.tasks.map((task) => [task.name, task]));
   const nextNames = new Set(next.tasks.map((task) => task.name));
   const tasks = next.tasks
@@ -86,7 +100,7 @@ export function compareReports(base: Report, next: Report): ReportComparison {
     missing: base.tasks.filter((task) => !nextNames.has(task.name)).map((task) => task.name),
     differences: fingerprintDifferences(base, next),
     meanRate,
-    regression: regressionOf(tasks, meanRate),
+    regression: regressionOf(tasks, meanRate, namedTasks),
   };
 }
 
@@ -142,10 +156,16 @@ function meanRateOf(tasks: readonly TaskComparison[]): MeanRate {
 }
 
 /**
- * A regression is a mean change whose whole interval lies below zero, or a task that regressed
- * significantly; noise (flaky tasks, a flip on too few trials) is not.
+ * A regression is a mean change whose whole interval lies below zero, or a named task that
+ * regressed significantly; noise (flaky tasks, a flip on too few trials) is not. Other tasks'
+ * significant drops are listed, not acted on: tested one by one over many tasks, some flaky task
+ * would come out significant by chance now and then.
  */
-function regressionOf(tasks: readonly TaskComparison[], meanRate: MeanRate): RegressionVerdict {
+function regressionOf(
+  tasks: readonly TaskComparison[],
+  meanRate: MeanRate,
+  namedTasks: readonly string[],
+): RegressionVerdict {
   const reasons: string[] = [];
   const { interval } = meanRate;
   if (interval.high < 0) {
@@ -153,12 +173,17 @@ function regressionOf(tasks: readonly TaskComparison[], meanRate: MeanRate): Reg
       `the mean pass rate fell, and its ${Math.round(interval.level * 100)}% interval lies wholly below zero`,
     );
   }
-  for (const task of tasks) {
-    if (task.verdict === "regressed") {
+  const regressed = tasks.filter((task) => task.verdict === "regressed");
+  for (const task of regressed) {
+    if (namedTasks.includes(task.name)) {
       reasons.push(`${task.name} regressed (${formatP(task.pDrop)})`);
     }
   }
-  return { isRegression: reasons.length > 0, reasons };
+  return {
+    isRegression: reasons.length > 0,
+    reasons,
+    regressedTasks: regressed.map((task) => task.name),
+  };
 }
 
 /** A p-value as shown: `p = 0.024`, or `p < 0.001`. */

@@ -10,6 +10,9 @@ import { AGENT_RUN_VERSION } from "../version.js";
 const count = z.number().int().nonnegative();
 const usdPerMTok = z.number().nonnegative().max(1_000_000);
 
+/** A SHA-256 digest in lowercase hex, as task files are hashed. */
+export const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
+
 /** The limits a run ran under, flat (the task's, after the command line's overrides). */
 const LimitsJsonSchema = z
   .object({
@@ -28,12 +31,9 @@ const LimitsJsonSchema = z
 /** One run's fingerprint, as `summary.json` records it. */
 export const RunFingerprintJsonSchema = z
   .object({
-    task_sha256: z
-      .hash("sha256")
-      .nullable()
-      .describe(
-        "SHA-256 of the task file's text; null for a run rebuilt from a transcript that did not record it.",
-      ),
+    task_sha256: Sha256Schema.nullable().describe(
+      "SHA-256 of the task file's text; null for a run rebuilt from a transcript that did not record it.",
+    ),
     limits: LimitsJsonSchema,
     price: z
       .object({

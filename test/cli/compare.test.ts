@@ -88,7 +88,7 @@ describe("report --compare of batches of trials", () => {
       "Flaky (trials disagree; any change is within noise) (2):\n- fix-failing-test: 2/3 → 3/3 passed (p = 1.000)\n- rename-function: 3/3 → 2/3 passed (p = 0.500)",
     );
     expect(run.stdout.split("\n").at(-1)).toBe(
-      "No significant regression: the mean pass rate's interval reaches zero or above, and no task's drop is significant.",
+      "No regression: the mean pass rate's interval reaches zero or above.",
     );
   });
 
@@ -106,15 +106,36 @@ describe("report --compare of batches of trials", () => {
     expect((await compare("broken")).exitCode).toBe(0);
   });
 
-  test("one task's drop over five trials is significant on its own, and named", async () => {
-    const run = await compare("one-broken", "--fail-on-regression");
+  test("one task's drop over five trials is significant on its own; named, it fails the gate", async () => {
+    const unnamed = await compare("one-broken", "--fail-on-regression");
+    const run = await compare(
+      "one-broken",
+      "--fail-on-regression",
+      "--regression-task",
+      "add-farewell,fix-failing-test",
+    );
 
+    // The interval reaches zero: rename-function and fix-failing-test did no worse.
+    expect(unnamed.exitCode).toBe(0);
+    expect(unnamed.stdout.split("\n").at(-1)).toBe(
+      "No regression: the mean pass rate's interval reaches zero or above (1 task regressed, none named with --regression-task).",
+    );
     expect(run.exitCode).toBe(1);
     // 3/3 → 0/5: Fisher's one-sided p = C(3,3)·C(5,0)/C(8,3) = 1/56.
     expect(run.stdout).toContain(
       "Regressed (significant: Fisher's exact test, one-sided, p < 0.05) (1):\n- add-farewell: 3/3 → 0/5 passed (p = 0.018)",
     );
     expect(run.stdout.split("\n").at(-1)).toBe("Regression: add-farewell regressed (p = 0.018).");
+    const typo = await compare(
+      "one-broken",
+      "--fail-on-regression",
+      "--regression-task",
+      "add-farwell",
+    );
+    expect([typo.exitCode, typo.stdout]).toEqual([2, ""]);
+    expect(typo.stderr).toBe(
+      "agent-run: --regression-task add-farwell: not a task of both batches (3 tasks add-farewell, fix-failing-test, rename-function); name a task both ran",
+    );
   });
 
   test("a batch run at other limits is refused (exit 2, nothing written), unless --allow-different", async () => {
@@ -140,16 +161,24 @@ describe("report --compare of batches of trials", () => {
   });
 
   test("--json writes the comparison, valid against schema/comparison.schema.json", async () => {
-    const run = await compare("one-broken", "--json", dir.path("one.json"));
+    const run = await compare(
+      "one-broken",
+      "--json",
+      dir.path("one.json"),
+      "--fail-on-regression",
+      "--regression-task",
+      "add-farewell",
+    );
     const json = JSON.parse(await readFile(dir.path("one.json"), "utf8"));
     const schema = JSON.parse(await readFile("schema/comparison.schema.json", "utf8"));
     const validate = strictAjv().compile(schema);
 
-    expect(run.exitCode).toBe(0);
+    expect(run.exitCode).toBe(1);
     expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
     expect(json.regression).toEqual({
       is_regression: true,
       reasons: ["add-farewell regressed (p = 0.018)"],
+      regressed_tasks: ["add-farewell"],
     });
     expect(json.tasks[0]).toMatchObject({
       name: "add-farewell",

@@ -28,7 +28,7 @@ const RUNNABLE: readonly [example: string, exitCode: number][] = [
   ["$0 --offline --max-steps 2 -o stopped tasks/fix-failing-test.yaml", EXIT.taskFailed],
   ["$0 --offline --trials 3 --retry-errors 2 -o trials tasks/fix-failing-test.yaml", EXIT.ok],
   ["$0 report agent-runs --junit junit.xml", EXIT.ok],
-  ["$0 report --compare stopped agent-runs", EXIT.ok],
+  ["$0 report --compare --allow-different stopped agent-runs", EXIT.ok],
   ["$0 export --swebench preds.jsonl agent-runs", EXIT.ok],
   ["$0 export --atif trajectories agent-runs", EXIT.ok],
   ["$0 view agent-runs -o view.html", EXIT.ok],
@@ -51,6 +51,7 @@ const PARSED_ONLY = [
   "$0 'tasks/*.yaml'",
   "$0 -j 2 --budget-usd 1 --shard 1/2 'tasks/*.yaml'",
   "$0 report 'shard-*' --json report.json",
+  "$0 report --compare --fail-on-regression last-night agent-runs",
   "$0 export --swebench preds.jsonl --model-name my-agent 'shard-*'",
   "$0 resume stopped/fix-failing-test --timeout 20m --fresh-budget",
   // Needs an interrupted batch: test/cli/interrupted-batch.test.ts makes one and resumes it.

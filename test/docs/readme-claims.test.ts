@@ -67,6 +67,8 @@ const BLOCKS: Record<"README.md" | "docs/ci.md", Record<string, string>> = {
       "shard auto",
     "code=0": "exit-code recipe",
     'out="$RUNNER_TEMP/agent-runs"': "jq recipes",
+    'agent-run report --compare previous/report.json "$out" --json comparison.json \\':
+      "compare gate",
   },
 };
 
@@ -292,15 +294,19 @@ describe("README: quick start, PATH, validation, git apply, compare, resume", {
 
   test("report --compare prints what README shows", async () => {
     const block = blockStartingWith(README, "$ agent-run report --compare /tmp/base /tmp/new");
-    const [session] = sessionCommands(block);
+    const [refused, allowed] = sessionCommands(block);
     await box.sh(
       "cp -r agent-runs base && cp -r agent-runs new && agent-run --offline tasks/fix-failing-test.yaml --max-steps 4 --out new",
     );
-    const run = await box.sh((session?.command ?? "").replaceAll("/tmp/", ""));
+    const first = await box.sh((refused?.command ?? "").replaceAll("/tmp/", ""));
+    const second = await box.sh((allowed?.command ?? "").replaceAll("/tmp/", ""));
 
-    expect(run.code).toBe(0);
-    expect(comparableOutput(run.stdout.trimEnd())).toEqual(
-      comparableOutput(session?.output.join("\n") ?? ""),
+    // Other limits: refused, exit 2, the message on stderr (README shows it with /tmp/ paths).
+    expect([first.code, first.stdout]).toEqual([2, ""]);
+    expect(first.stderr.trimEnd()).toBe(refused?.output.join("\n").replaceAll("/tmp/", ""));
+    expect(second.code).toBe(0);
+    expect(comparableOutput(second.stdout.trimEnd())).toEqual(
+      comparableOutput(allowed?.output.join("\n") ?? ""),
     );
   });
 
@@ -523,6 +529,32 @@ describe("docs/ci.md: try it locally, the jq and exit-code recipes, sharding", {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("::error::task files or configuration are wrong\n");
     expect(run.stderr).toMatch(/ANTHROPIC_API_KEY is not set/);
+  });
+
+  test("the compare gate: exit 0 on the same results; exit 1 once fix-failing-test fails every trial", async () => {
+    const gate = blockLabelled("docs/ci.md", "compare gate").text;
+    const tasks = "tasks/fix-failing-test.yaml tasks/add-farewell.yaml";
+    for (const out of ["previous", "now"])
+      await box.sh(`agent-run --offline ${tasks} --trials 5 --out ${out} > /dev/null 2>&1`);
+    const env = { out: join(box.root, "now"), GITHUB_STEP_SUMMARY: join(box.root, "gate.md") };
+
+    const same = await box.sh(gate, env);
+    for (const trial of [1, 2, 3, 4, 5]) {
+      const file = join(box.root, `now/fix-failing-test/trial-${trial}/summary.json`);
+      const summary = JSON.parse(await readFile(file, "utf8"));
+      await writeFile(file, JSON.stringify({ ...summary, status: "max_steps", passed: false }));
+    }
+    const fallen = await box.sh(gate, env);
+
+    expect([same.code, same.stderr]).toEqual([0, ""]);
+    expect([fallen.code, fallen.stderr]).toEqual([1, ""]);
+    const summary = await readFile(join(box.root, "gate.md"), "utf8");
+    expect(summary).toContain(
+      "No regression: the mean pass rate's interval reaches zero or above.",
+    );
+    expect(summary).toContain("Regression: fix-failing-test regressed (p = 0.004).");
+    const comparison = JSON.parse(await readFile(join(box.root, "comparison.json"), "utf8"));
+    expect(comparison.regression.regressed_tasks).toEqual(["fix-failing-test"]);
   });
 
   test("sharding: each shard's line, then the merged report as shown", async () => {

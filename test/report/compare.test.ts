@@ -79,7 +79,7 @@ describe("compareReports: verdicts per task", () => {
     const base = report({ a: "PPPPP", b: "PPP", c: "PPF", d: "P", e: "FFFFF", f: "PPP" });
     const next = report({ a: "FFFFF", b: "FFF", c: "PFF", d: "F", e: "PPPPP", f: "PPP" });
 
-    const comparison = compareReports(base, next);
+    const comparison = compareReports(base, next, ["a", "b"]);
 
     expect(comparison.tasks.map((task) => [task.name, task.verdict])).toEqual([
       ["a", "regressed"], // 5/5 → 0/5: p = 1/252
@@ -91,9 +91,17 @@ describe("compareReports: verdicts per task", () => {
     ]);
     expect(comparison.tasks[0]?.pDrop).toBeCloseTo(1 / 252, 12);
     expect(comparison.tasks[1]?.pDrop).toBeCloseTo(0.05, 12);
+    // Named for the gate, a's drop fails it; b's flip on three trials does not.
     expect(comparison.regression).toEqual({
       isRegression: true,
       reasons: ["a regressed (p = 0.004)"],
+      regressedTasks: ["a"],
+    });
+    // Not named, it is listed and does not: over many tasks, a flaky one can be a fluke.
+    expect(compareReports(base, next).regression).toEqual({
+      isRegression: false,
+      reasons: [],
+      regressedTasks: ["a"],
     });
   });
 
@@ -105,7 +113,7 @@ describe("compareReports: verdicts per task", () => {
     const calm = compareReports(base, noise);
     const fallen = compareReports(base, drop);
 
-    expect(calm.regression).toEqual({ isRegression: false, reasons: [] });
+    expect(calm.regression).toEqual({ isRegression: false, reasons: [], regressedTasks: [] });
     expect(calm.meanRate.interval.low).toBeLessThan(0);
     expect(calm.meanRate.interval.high).toBeGreaterThan(0);
     expect(fallen.meanRate.interval.high).toBeLessThan(0);
@@ -218,7 +226,7 @@ describe("formatComparisonMarkdown", () => {
       name === "b" ? { ...FINGERPRINT, agent_run_version: "0.2.0" } : FINGERPRINT,
     );
 
-    expect(formatComparisonMarkdown(compareReports(base, next))).toMatchInlineSnapshot(`
+    expect(formatComparisonMarkdown(compareReports(base, next, ["a"]))).toMatchInlineSnapshot(`
       "2/3 → 1/3 tasks passed every trial (11 → 11 trials)
 
       Differences between the batches (1):

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
 import { describe, expect, test } from "vitest";
 import { formatProblem, TaskFileError } from "../../src/errors.js";
@@ -9,6 +11,13 @@ import { DEFAULT_TOOL_NAMES } from "../../src/tools/tool-names.js";
 import { tmpWorkspace } from "../helpers/tmp-workspace.js";
 
 const BAD = "fixtures/bad-tasks";
+
+/** The SHA-256 of a file's bytes, as `sha256sum` prints it. */
+async function sha256Of(file: string): Promise<string> {
+  return createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
+}
 
 /** Loads `files` expecting a TaskFileError; returns its problems as printed lines. */
 async function problemsOf(files: string[]): Promise<string[]> {
@@ -75,6 +84,7 @@ describe("loadTasks: valid files", () => {
         name: "fix-login",
         instanceId: "acme__login-42",
         file: ws.path("tasks/fix.yaml"),
+        fileSha256: await sha256Of(ws.path("tasks/fix.yaml")),
         prompt: "Fix the login test.",
         system: "Keep changes small.",
         model: "claude-test-1",
@@ -153,6 +163,7 @@ describe("loadTasks: valid files", () => {
       name: "fix-login.task",
       instanceId: "fix-login.task",
       file: ws.path("fix-login.task.yaml"),
+      fileSha256: await sha256Of(ws.path("fix-login.task.yaml")),
       prompt: "Fix it",
       system: undefined,
       model: undefined,

@@ -4,7 +4,7 @@ import { ConfigError, messageOf } from "../../errors.js";
 import { oneLine } from "../../format.js";
 import { redactStrings } from "../../redact.js";
 import { buildReport, type Report } from "../../report/aggregate.js";
-import { compareReports, SIGNIFICANCE_LEVEL } from "../../report/compare.js";
+import { compareReports, type ReportComparison, SIGNIFICANCE_LEVEL } from "../../report/compare.js";
 import { comparisonJson } from "../../report/compare-json.js";
 import {
   differenceTitle,
@@ -38,8 +38,9 @@ export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number
   if (args.mode === "compare") {
     const base = redact(await readReport(args.base, onWarning));
     const next = redact(await readReport(args.next, onWarning));
-    const comparison = compareReports(base, next);
+    const comparison = compareReports(base, next, args.regressionTasks);
     refuseUnfair(comparison.differences, args);
+    refuseUnknownTasks(args.regressionTasks, comparison);
     if (args.jsonFile !== undefined) {
       await writeOutput("--json", args.jsonFile, comparisonJson(comparison, SIGNIFICANCE_LEVEL));
     }
@@ -81,6 +82,16 @@ function refuseUnfair(
       ...lines,
       "run both batches with the same tasks, limits and prices, or pass --allow-different to compare them anyway",
     ].join("\n"),
+  );
+}
+
+/** A `--regression-task` that names no task of both batches would gate nothing: refused. */
+function refuseUnknownTasks(names: readonly string[], comparison: ReportComparison): void {
+  const known = new Set(comparison.tasks.map((task) => task.name));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length === 0) return;
+  throw new ConfigError(
+    `--regression-task ${oneLine(unknown.join(", "), 500)}: not a task of both batches (${oneLine(taskNames([...known]), 500)}); name a task both ran`,
   );
 }
 

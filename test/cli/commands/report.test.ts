@@ -52,6 +52,7 @@ function compareArgs(base: string, next: string | undefined) {
     jsonFile: undefined,
     isDifferentAllowed: false,
     isRegressionFailed: false,
+    regressionTasks: [],
   };
 }
 
@@ -71,7 +72,16 @@ describe("agent-run report", () => {
       command: "report",
       args: compareArgs("old", "new"),
     });
-    const flags = ["--json", "c.json", "--fail-on-regression", "--allow-different"];
+    const flags = [
+      "--json",
+      "c.json",
+      "--fail-on-regression",
+      "--allow-different",
+      "--regression-task",
+      "a,b",
+      "--regression-task",
+      "c",
+    ];
     expect(await parse(["report", "--compare", "old", "new", ...flags])).toEqual({
       command: "report",
       args: {
@@ -79,6 +89,7 @@ describe("agent-run report", () => {
         jsonFile: "c.json",
         isDifferentAllowed: true,
         isRegressionFailed: true,
+        regressionTasks: ["a", "b", "c"],
       },
     });
   });
@@ -97,6 +108,9 @@ describe("agent-run report", () => {
     await expect(parse(["report", "a", "--allow-different"])).rejects.toThrow(
       "--allow-different goes with --compare",
     );
+    await expect(
+      parse(["report", "--compare", "a", "b", "--regression-task", "x"]),
+    ).rejects.toThrow("--regression-task names tasks for --fail-on-regression; give it too");
   });
 
   test("exits 0 with failed tasks, prints the table and writes --json and --junit", async () => {
