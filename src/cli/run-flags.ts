@@ -1,7 +1,7 @@
 import { autoShard, parseShard, type ResolvedShard, SHARD_COUNT_VARIABLE } from "../batch/shard.js";
 import { ConfigError } from "../errors.js";
 import { PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
-import { MAX_TRIALS } from "../transcript/trials.js";
+import { MAX_TRIALS } from "../task/schema-fields.js";
 import type { CommandSpec } from "./command-spec.js";
 import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
 import {

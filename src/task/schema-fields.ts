@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES, type ToolName } from "../tools/tool-names.js";
-import { MAX_TRIALS } from "../transcript/trials.js";
 import { decimalAtMostPattern } from "./decimal-pattern.js";
 import { describeValue } from "./describe-value.js";
 
@@ -113,6 +112,9 @@ export function positiveInt(description: string, max?: number) {
         });
   return bounded.optional().describe(description);
 }
+
+/** Most trials of one task (`--trials`, `trials:`): enough for pass@k, few enough to catch a typo. */
+export const MAX_TRIALS = 100;
 
 /** A task's `trials:`: how many times the batch runs it, at most `MAX_TRIALS`. */
 export function trialsField() {

@@ -1,10 +1,8 @@
 import { z } from "zod";
+import { MAX_TRIALS } from "../task/schema-fields.js";
 
 // Which trial of its task a run is, and which attempt at it (`--trials`, `--retry-errors`), as the
 // init line and `summary.json` record them.
-
-/** Most trials of one task (`--trials`, `trials:`): enough for pass@k, few enough to catch a typo. */
-export const MAX_TRIALS = 100;
 
 /** Which of its task's trials a run is, in the init line and `summary.json`. */
 export const TrialJsonSchema = z
