@@ -10,7 +10,8 @@
 //
 // --quick: fewer steps, tasks and files (for development; the targets are still checked).
 // --only: run some measurements only: first-request, steps-50, steps-200, openai-first-request,
-//         openai-steps-50, openai-steps-200, size-bound, workspace, batch, realistic-batch, replay.
+//         openai-steps-50, openai-steps-200, size-bound, workspace, batch, realistic-batch, replay,
+//         view.
 // --runs N: runs of each small timing (default 3; the figure is the median).
 // --copy-runs N: runs of each 20,000-file copy (default: as --runs; each takes seconds).
 // --wait-idle S: on a shared machine, first wait up to S seconds for the CPU to be idle.
@@ -19,7 +20,15 @@
 // figures call dist/workspace/*.js directly.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -865,6 +874,78 @@ await measure("replay", async () => {
     target: null,
     digits: 2,
   });
+});
+
+// The viewer (issue 19): one HTML file for a long run and for a big batch. Its size and the time
+// `agent-run view` takes to write it; the batch is the one measured above, or run here at 0 ms.
+await measure("view", async () => {
+  const steps = SIZE.longSteps;
+  const session = await agentRunSession(mock, { steps, workspace: smallWs });
+  let batchOut = join(tmp, "batch-out");
+  if (!existsSync(batchOut)) {
+    mock.reset();
+    mock.configure({ script: { steps: SIZE.batchSteps }, latencyMs: 0 });
+    const dir = join(tmp, "view-batch-tasks");
+    for (let i = 1; i <= SIZE.batchTasks; i += 1) {
+      const name = `view-${String(i).padStart(3, "0")}`;
+      writeTask(dir, name, smallWs, SIZE.batchSteps + 5, { prompt: `${PROMPT} (view task ${i})` });
+    }
+    batchOut = join(tmp, "view-batch-out");
+    const run = await runNode(
+      [BIN, join(dir, "*.yaml"), "--concurrency", String(BATCH_CONCURRENCY), "--out", batchOut],
+      { env: childEnv(mock.url), cwd: ROOT, tmpDir: tmp, timeoutMs: 20 * 60_000 },
+    );
+    if (run.code !== 0)
+      throw new Error(`the batch exited ${run.code ?? run.signal}\n${tail(run.stderr)}`);
+  }
+  const views = {};
+  for (const [key, folder] of [
+    ["run", session.out],
+    ["batch", batchOut],
+  ]) {
+    const file = join(tmp, `view-${key}.html`);
+    const times = [];
+    for (let index = 0; index < RUNS; index += 1) {
+      const run = await runNode([BIN, "view", folder, "-o", file], {
+        env: childEnv(undefined),
+        cwd: ROOT,
+        memory: true,
+        tmpDir: tmp,
+        timeoutMs: 5 * 60_000,
+      });
+      if (run.code !== 0)
+        throw new Error(`agent-run view exited ${run.code ?? run.signal}\n${tail(run.stderr)}`);
+      times.push({ wall_ms: run.wallMs, peak_rss_kb: run.peakRssKb });
+    }
+    views[key] = { bytes: statSync(file).size, runs: times };
+  }
+  raw.view = views;
+  const rows = [
+    ["run", `view of a ${steps}-step run`],
+    ["batch", `view of a ${SIZE.batchTasks}-task batch (${SIZE.batchSteps} steps each)`],
+  ];
+  for (const [key, label] of rows) {
+    const view = views[key];
+    addFigure({
+      id: `view_${key}_kb`,
+      label: `${label}: file size`,
+      unit: "KB",
+      value: view.bytes / 1024,
+      reference: null,
+      target: null,
+      digits: 0,
+    });
+    addFigure({
+      id: `view_${key}_ms`,
+      label: "  time to write it",
+      unit: "ms",
+      value: pick(view.runs, "wall_ms"),
+      reference: null,
+      target: null,
+      digits: 0,
+      note: `${label}: peak RSS ${fmt(pick(view.runs, "peak_rss_kb") / 1024)} MB`,
+    });
+  }
 });
 
 // The 20,000-file tree comes last: its copies write ~140,000 files, and for minutes after that this

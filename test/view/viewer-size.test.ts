@@ -13,14 +13,15 @@ import { writeSyntheticBatch } from "../helpers/synthetic-runs.js";
 
 // The size rules: the viewer of the example batch is small, and the viewer of a 100-task batch
 // of 200-step runs stays one file a browser opens and works with. The sizes are saved in
-// test-artifacts/viewer/sizes.json.
+// test-artifacts/viewer/sizes.json. How long writing a viewer takes is measured by the bench
+// (`npm run bench -- --only view`), not here.
 
 const ARTIFACTS = resolve("test-artifacts/viewer");
 const SHAPE = { tasks: 100, steps: 200 };
 
 let root = "";
 let browser: TestBrowser;
-const sizes = { exampleBatchBytes: 0, largeBatchBytes: 0, largeBatchWriteMs: 0 };
+const sizes = { exampleBatchBytes: 0, largeBatchBytes: 0 };
 
 async function writeViewer(runs: string, file: string): Promise<number> {
   const run = await spawnCli(["view", runs, "-o", file], {}, { cwd: root });
@@ -40,9 +41,7 @@ describe.runIf(shouldRunBrowserTests())("the viewer's size", { timeout: 180_000 
     expect(run.code).toBe(0);
     sizes.exampleBatchBytes = await writeViewer(batch, join(root, "examples.html"));
     await writeSyntheticBatch(join(batch, "fix-failing-test"), join(root, "large"), SHAPE);
-    const started = performance.now();
     sizes.largeBatchBytes = await writeViewer(join(root, "large"), join(root, "large.html"));
-    sizes.largeBatchWriteMs = Math.round(performance.now() - started);
     browser = await launchBrowser();
     await mkdir(ARTIFACTS, { recursive: true });
     await writeFile(
@@ -60,29 +59,22 @@ describe.runIf(shouldRunBrowserTests())("the viewer's size", { timeout: 180_000 
     expect(sizes.exampleBatchBytes).toBeLessThan(256 * 1024);
   });
 
-  test("100 tasks of 200 steps: one file under 64 MiB, written in under a minute", () => {
+  test("100 tasks of 200 steps: one file under 64 MiB", () => {
     expect(sizes.largeBatchBytes).toBeLessThan(64 * 1024 * 1024);
-    expect(sizes.largeBatchWriteMs).toBeLessThan(60_000);
   });
 
-  test("100 tasks of 200 steps: the table, a sort and a 200-step timeline each come in seconds", async () => {
-    const loading = performance.now();
+  test("100 tasks of 200 steps: the table lists them all, sorts, and opens a 200-step timeline with its long outputs folded", async () => {
     const { page, errors, refused } = await openViewer(browser, join(root, "large.html"));
-    const loadMs = performance.now() - loading;
     await expect(page.locator("table.tasks tbody tr").count()).resolves.toBe(100);
 
-    const sorting = performance.now();
     await page.getByRole("button", { name: "Passed" }).click();
     await expect(page.locator("table.tasks tbody th").first().textContent()).resolves.toBe(
       "synthetic-000",
     );
-    const sortMs = performance.now() - sorting;
 
-    const opening = performance.now();
     await page.getByRole("link", { name: "synthetic-050" }).click();
     await page.locator("h1", { hasText: "synthetic-050" }).waitFor();
     await expect(page.locator("#timeline section.step").count()).resolves.toBe(200);
-    const openMs = performance.now() - opening;
     // A 400-line output is folded, and its text is not in the page's elements until opened.
     const folded = page.locator("#step-199 details.fold");
     await expect(folded.locator("pre").count()).resolves.toBe(0);
@@ -93,13 +85,10 @@ describe.runIf(shouldRunBrowserTests())("the viewer's size", { timeout: 180_000 
     const nodes = await page.evaluate('document.querySelectorAll("*").length');
 
     expect({ errors, refused }).toEqual({ errors: [], refused: [] });
-    expect(loadMs).toBeLessThan(15_000);
-    expect(sortMs).toBeLessThan(5_000);
-    expect(openMs).toBeLessThan(10_000);
     expect(nodes).toBeLessThan(40_000);
     await writeFile(
       join(ARTIFACTS, "sizes.json"),
-      `${JSON.stringify({ ...SHAPE, ...sizes, loadMs: Math.round(loadMs), sortMs: Math.round(sortMs), openMs: Math.round(openMs), nodes }, null, 2)}\n`,
+      `${JSON.stringify({ ...SHAPE, ...sizes, nodes }, null, 2)}\n`,
     );
   });
 });
