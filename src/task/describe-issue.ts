@@ -2,7 +2,7 @@ import { z } from "zod";
 import { closestName } from "../closest-name.js";
 import type { TaskFileProblem } from "../errors.js";
 import { describeValue } from "./describe-value.js";
-import type { Locator } from "./yaml-locator.js";
+import { formatPath, type Locator } from "./yaml-locator.js";
 
 const MISSING = "required field is missing";
 
@@ -180,16 +180,6 @@ function asObject(schema: z.core.$ZodType | undefined, value: unknown): z.ZodObj
     return asObject(option, value);
   }
   return schema instanceof z.ZodObject ? schema : undefined;
-}
-
-/** `["limits", "max_steps"]` → `limits.max_steps`; `["tools", 0]` → `tools[0]`. */
-function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((segment, index) => {
-      if (typeof segment === "number") return `[${segment}]`;
-      return index === 0 ? String(segment) : `.${String(segment)}`;
-    })
-    .join("");
 }
 
 function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {

@@ -3,6 +3,7 @@ import { checkCommand } from "../tools/command-policy.js";
 import type { CommandToolSpec } from "../tools/command-tool-spec.js";
 import { compileInputSchema } from "../tools/input-schema.js";
 import type { TaskFile } from "./schema.js";
+import { schemaCompileProblem } from "./schema-compile-problem.js";
 import { durationMs } from "./schema-fields.js";
 import type { Locator } from "./yaml-locator.js";
 
@@ -26,7 +27,8 @@ export function resolveCommandTools(
     };
     const compiled = compileInputSchema(item.input_schema);
     if (!compiled.ok) {
-      problems.push({ ...at("input_schema"), message: `does not compile: ${compiled.message}` });
+      const schemaAt = ["command_tools", index, "input_schema"];
+      problems.push(schemaCompileProblem(file, locator, schemaAt, compiled));
     }
     const verdict = checkCommand(item.command, policy);
     if (!verdict.allowed) {

@@ -2,6 +2,7 @@ import type { TaskFileProblem } from "../errors.js";
 import { compileOutputSchema } from "../tools/input-schema.js";
 import { DEFAULT_OUTPUT_RETRIES, type TaskOutput } from "./output-schema.js";
 import type { TaskFile } from "./schema.js";
+import { schemaCompileProblem } from "./schema-compile-problem.js";
 import type { Locator } from "./yaml-locator.js";
 
 /**
@@ -34,15 +35,7 @@ export function resolveOutput(
     return { output: undefined, problems };
   }
   const compiled = compileOutputSchema(schema);
-  if (!compiled.ok) {
-    const at = locator.value(["output_schema"]);
-    problems.push({
-      file,
-      ...at,
-      path: "output_schema",
-      message: `does not compile: ${compiled.message}`,
-    });
-  }
+  if (!compiled.ok) problems.push(schemaCompileProblem(file, locator, ["output_schema"], compiled));
   const maxRetries = data.output_retries ?? DEFAULT_OUTPUT_RETRIES;
   return { output: { schema, maxRetries }, problems };
 }

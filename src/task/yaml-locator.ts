@@ -11,6 +11,16 @@ export type Locator = {
   key(path: readonly PropertyKey[]): Position;
 };
 
+/** `["limits", "max_steps"]` → `limits.max_steps`; `["tools", 0]` → `tools[0]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((segment, index) => {
+      if (typeof segment === "number") return `[${segment}]`;
+      return index === 0 ? String(segment) : `.${String(segment)}`;
+    })
+    .join("");
+}
+
 /** Start of the file: where whole-file problems point. */
 export const FILE_START: Position = { line: 1, column: 1 };
 

@@ -8,6 +8,7 @@ import {
 } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { RE2JS } from "re2js";
+import { closestName } from "../closest-name.js";
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
 
@@ -18,10 +19,18 @@ import { nestsDeeperThan } from "../json-depth.js";
 /** Deepest a schema may nest: far past any tool's input, well short of the compiler's stack. */
 const MAX_INPUT_SCHEMA_DEPTH = 64;
 
-/** A compiled schema, or why it does not compile (Ajv's own words). */
-type CompiledInputSchema =
-  | { ok: true; validate: ValidateFunction }
-  | { ok: false; message: string };
+/**
+ * Why a schema does not compile (Ajv's own words, or a misspelt keyword with what it may have
+ * meant), and where in the schema when that is known: the keys down to the faulty one.
+ */
+export type SchemaCompileError = {
+  ok: false;
+  message: string;
+  path?: readonly (string | number)[];
+};
+
+/** A compiled schema, or why it does not compile. */
+type CompiledInputSchema = { ok: true; validate: ValidateFunction } | SchemaCompileError;
 
 /** The drafts a schema may name in `$schema`; without one, draft-07. */
 const DRAFTS = {
@@ -155,14 +164,66 @@ function compileFor(schema: Record<string, unknown>, use: SchemaUse): CompiledIn
     return { ok: true, validate: ajv(draft, use).compile(schema) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, message: clip(message, 500) };
+    const unknown = /^strict mode: unknown keyword: "(.*)"$/s.exec(message)?.[1];
+    if (unknown === undefined) return { ok: false, message: clip(message, 500) };
+    const hint = keywordHint(unknown, draft, use);
+    const path = keywordPath(schema, unknown);
+    return {
+      ok: false,
+      message: `unknown keyword ${clip(JSON.stringify(unknown), 100)}${hint}`,
+      ...(path && { path }),
+    };
   }
+}
+
+/** What a misspelt keyword may have meant, or the `$schema` that has it (`prefixItems`). */
+function keywordHint(keyword: string, draft: Draft, use: SchemaUse): string {
+  const meant = closestName(keyword, Object.keys(ajv(draft, use).RULES.all));
+  if (meant !== undefined) return `; did you mean "${meant}"?`;
+  if (draft === "draft-07" && ajv("2020-12", use).RULES.all[keyword] !== undefined) {
+    return `; it is a 2020-12 keyword: add $schema: ${DRAFTS["2020-12"][0]}`;
+  }
+  return "";
+}
+
+/** Keywords whose value maps names to schemas: a key there is a name, not a keyword. */
+const SCHEMA_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+]);
+/** Keywords whose value is data, not a schema: never searched for keywords. */
+const DATA_VALUES = new Set(["const", "enum", "default", "examples"]);
+
+/** The keys down to the first place `keyword` stands as a keyword in `schema`, depth first. */
+function keywordPath(
+  node: unknown,
+  keyword: string,
+  isNameMap = false,
+): (string | number)[] | undefined {
+  if (Array.isArray(node)) {
+    for (const [index, item] of node.entries()) {
+      const found = keywordPath(item, keyword);
+      if (found !== undefined) return [index, ...found];
+    }
+    return undefined;
+  }
+  if (typeof node !== "object" || node === null) return undefined;
+  if (!isNameMap && Object.hasOwn(node, keyword)) return [keyword];
+  for (const [key, value] of Object.entries(node)) {
+    if (!isNameMap && DATA_VALUES.has(key)) continue;
+    const found = keywordPath(value, keyword, !isNameMap && SCHEMA_MAPS.has(key));
+    if (found !== undefined) return [key, ...found];
+  }
+  return undefined;
 }
 
 /** A compiled `output_schema`: `problemsOf` lists what is wrong with a value (none: it is valid). */
 export type CompiledOutputSchema =
   | { ok: true; problemsOf: (value: unknown) => string[] }
-  | { ok: false; message: string };
+  | SchemaCompileError;
 
 /**
  * Compiles a task's `output_schema` (draft-07, or 2020-12 when its `$schema` says so). Every

@@ -241,7 +241,7 @@ describe("the command tools of a recorded run", () => {
         `0.name: "bash" is the name of a built-in tool; give the command tool another name`,
         `0.name: expected 1 to 64 letters, digits, '_' or '-' (the API's rule for tool names), got "../../x"`,
         '0.input_schema.type: Invalid input: expected "object"',
-        '0.input_schema: does not compile: strict mode: unknown keyword: "propertes"',
+        '0.input_schema: does not compile: unknown keyword "propertes"; did you mean "properties"?',
         "0.command: Invalid string: must match pattern /\\S/",
         '1.name: "lookup" names two command tools',
       ].map((message) => `/runs/t/transcript.jsonl:1: task.command_tools.${message}${tail}`),

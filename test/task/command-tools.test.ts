@@ -43,7 +43,7 @@ describe("command_tools: one mistake per file in fixtures/bad-tasks", () => {
     ],
     [
       "command-tool-schema-typo.yaml",
-      '8:7: command_tools[0].input_schema: does not compile: strict mode: unknown keyword: "propertes"',
+      '9:7: command_tools[0].input_schema.propertes: does not compile: unknown keyword "propertes"; did you mean "properties"?',
     ],
     [
       "command-tool-blank-command.yaml",

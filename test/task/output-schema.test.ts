@@ -19,7 +19,7 @@ describe("output_schema, output_retries and output_equals: one mistake per file"
   const cases: [file: string, problem: string][] = [
     [
       "output-schema-typo.yaml",
-      '5:3: output_schema: does not compile: strict mode: unknown keyword: "propertes"',
+      '6:3: output_schema.propertes: does not compile: unknown keyword "propertes"; did you mean "properties"?',
     ],
     [
       "output-schema-not-object.yaml",

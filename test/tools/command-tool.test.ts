@@ -274,7 +274,7 @@ describe("a command tool", () => {
         env,
       }),
     ).toThrow(
-      /lookup_ticket: input_schema does not compile: strict mode: unknown keyword: "propertes"/,
+      /lookup_ticket: input_schema does not compile: unknown keyword "propertes"; did you mean "properties"\?/,
     );
   });
 

@@ -11,6 +11,27 @@ function problemOf(schema: Record<string, unknown>): string | undefined {
 }
 
 describe("compileInputSchema", () => {
+  test("an unknown keyword's place: the keys down to it, past property names and data that spell it", () => {
+    const schema = {
+      type: "object",
+      properties: { minLenght: { type: "string" }, label: { type: "string", minLenght: 3 } },
+      default: { minLenght: 1 },
+      items: [{ type: "string" }, { enum: ["minLenght"], minLenght: 2 }],
+    };
+    const compiled = compileInputSchema(schema);
+
+    expect(compiled).toEqual({
+      ok: false,
+      message: 'unknown keyword "minLenght"; did you mean "minLength"?',
+      path: ["properties", "label", "minLenght"],
+    });
+    expect(compileInputSchema({ type: "object", zzzzz: 1 })).toEqual({
+      ok: false,
+      message: 'unknown keyword "zzzzz"',
+      path: ["zzzzz"],
+    });
+  });
+
   test("compiles a draft-07 schema, the same object once", () => {
     const schema = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
 
@@ -21,7 +42,7 @@ describe("compileInputSchema", () => {
     expect(first.ok && first.validate({ id: "a" })).toBe(true);
   });
 
-  test("refuses what strict mode refuses, in Ajv's words", () => {
+  test("refuses what strict mode refuses, in Ajv's words; a misspelt keyword with what it may mean", () => {
     expect(
       [
         { type: "object", propertes: {} },
@@ -32,7 +53,7 @@ describe("compileInputSchema", () => {
         { type: "object", properties: { id: { $ref: "https://example.com/schema" } } },
       ].map(problemOf),
     ).toEqual([
-      'strict mode: unknown keyword: "propertes"',
+      'unknown keyword "propertes"; did you mean "properties"?',
       "schema is invalid: data/type must be equal to one of the allowed values, data/type must be array, data/type must match a schema in anyOf",
       "schema is invalid: data/required must be array",
       "error parsing regexp: missing closing ): `(`",
@@ -107,7 +128,7 @@ describe("the draft a schema names", () => {
       undefined,
       undefined,
       undefined,
-      'strict mode: unknown keyword: "prefixItems"',
+      'unknown keyword "prefixItems"; it is a 2020-12 keyword: add $schema: https://json-schema.org/draft/2020-12/schema',
       '$schema "http://json-schema.org/draft-04/schema#" is not a draft agent-run checks; name draft-07 (http://json-schema.org/draft-07/schema#) or 2020-12 (https://json-schema.org/draft/2020-12/schema), or leave $schema out for draft-07',
     ]);
   });
