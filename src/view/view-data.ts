@@ -255,7 +255,7 @@ export type ViewCompare = {
   /** How the batches' fingerprints differ (`refused`: `report --compare` refuses it). */
   differences: { title: string; change: string; tasks: string[]; refused: boolean }[];
   /** What `--fail-on-regression` would decide, and why. */
-  regression: { isRegression: boolean; reasons: string[] };
+  regression: { isRegression: boolean; reasons: string[]; regressedTasks: string[] };
 };
 
 /** The bounds the page was built under, shown in it. */

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { ApiMessage } from "../../src/model/model-client.js";
 import { loadReplies } from "../../src/task/load-replies.js";
+import { launchBrowser, openViewer, shouldRunBrowserTests } from "../helpers/browser.js";
 import { strictAjv } from "../helpers/json-schema-validator.js";
 import { startMockHttpServer } from "../helpers/mock-http-server.js";
 import { reply } from "../helpers/replies.js";
@@ -137,6 +138,29 @@ describe("report --compare of batches of trials", () => {
       "agent-run: --regression-task add-farwell: not a task of both batches (3 tasks add-farewell, fix-failing-test, rename-function); name a task both ran",
     );
   });
+
+  test.runIf(shouldRunBrowserTests())(
+    "view --compare says what the gate would: no batch regression, but the task that regressed",
+    async () => {
+      const file = dir.path("compare.html");
+      const view = await runCli([
+        "view",
+        "--compare",
+        dir.path("base"),
+        dir.path("one-broken"),
+        "-o",
+        file,
+      ]);
+      expect(view.exitCode, view.stderr).toBe(0);
+      await using browser = await launchBrowser();
+      const { page, errors } = await openViewer(browser, file);
+
+      await expect(page.locator("p.verdict").textContent()).resolves.toBe(
+        "no batch regression the mean pass rate's interval reaches zero or above, but 1 task regressed significantly (add-farewell); none named with --regression-task",
+      );
+      expect(errors).toEqual([]);
+    },
+  );
 
   test("a batch run at other limits is refused (exit 2, nothing written), unless --allow-different", async () => {
     const refused = await compare("capped", "--fail-on-regression", "--json", dir.path("c.json"));

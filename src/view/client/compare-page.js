@@ -88,6 +88,25 @@ function points(delta) {
   return delta > 0 ? `+${value}` : value;
 }
 
+/** What `report --compare --fail-on-regression` would decide, as its last line says it. */
+function verdict(regression) {
+  if (regression.isRegression) {
+    return [badge("regression", "bad"), ` ${regression.reasons.join("; ")}`];
+  }
+  const regressed = regression.regressedTasks;
+  if (regressed.length === 0) {
+    return [
+      badge("no significant regression", "good"),
+      " the mean pass rate's interval reaches zero or above, and no task's drop is significant",
+    ];
+  }
+  const tasks = regressed.length === 1 ? "1 task" : `${regressed.length} tasks`;
+  return [
+    badge("no batch regression", "warn"),
+    ` the mean pass rate's interval reaches zero or above, but ${tasks} regressed significantly (${regressed.join(", ")}); none named with --regression-task`,
+  ];
+}
+
 /** The comparison page: the headline, the differences, the changed tasks, and every task's row. */
 export function comparePage(page) {
   const [base, next] = page.batches;
@@ -97,12 +116,7 @@ export function comparePage(page) {
   return [
     el("h1", { tabindex: "-1", text: "Comparison" }),
     el("p", { class: "totals", text: headline }),
-    el("p", { class: "verdict" }, [
-      regression.isRegression
-        ? badge("regression", "bad")
-        : badge("no significant regression", "good"),
-      regression.isRegression ? ` ${regression.reasons.join("; ")}` : "",
-    ]),
+    el("p", { class: "verdict" }, verdict(regression)),
     el("ul", { class: "batches" }, [
       el("li", {}, [el("a", { href: "#/b/0", text: base.label })]),
       el("li", {}, [el("a", { href: "#/b/1", text: next.label })]),
