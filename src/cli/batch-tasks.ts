@@ -73,8 +73,12 @@ export function refuseOverBudget(forecast: Forecast, options: RunOptions): void 
     maxTokens: options.budgetTokens,
   });
   if (overrun === undefined) return;
+  const caps = [
+    ...(overrun.usd ? ["max_cost_usd caps a run's spend"] : []),
+    ...(overrun.tokens ? ["max_tokens its tokens"] : []),
+  ].join(", ");
   throw new ConfigError(
-    `${overrun}; not started (--refuse-over-budget): lower the tasks' limits (max_cost_usd caps a run's spend) or raise the budget`,
+    `${overrun.message}; not started (--refuse-over-budget): lower the tasks' limits (${caps}) or raise the budget`,
   );
 }
 

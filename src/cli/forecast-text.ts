@@ -143,7 +143,10 @@ function budgetLines(forecast: Forecast, budget: BatchLimits): string[] {
  * Why the batch's worst case does not fit its budgets, naming its dearest tasks first; undefined
  * when it fits. A task without a price never fits a USD budget (its worst case is unknown).
  */
-export function budgetOverrun(forecast: Forecast, budget: BatchLimits): string | undefined {
+export function budgetOverrun(
+  forecast: Forecast,
+  budget: BatchLimits,
+): { message: string; usd: boolean; tokens: boolean } | undefined {
   const problems: string[] = [];
   const { maxUsd, maxTokens } = budget;
   if (maxUsd !== undefined && forecast.unpricedTasks.length > 0) {
@@ -162,14 +165,17 @@ export function budgetOverrun(forecast: Forecast, budget: BatchLimits): string |
       `the worst case, ${formatCostCeiling(forecast.worstUsd)}, exceeds --budget-usd ${formatCost(maxUsd)}: ${listOf(names)}`,
     );
   }
-  if (maxTokens !== undefined && forecast.worstTokens > maxTokens) {
+  const usd = problems.length > 0;
+  const tokens = maxTokens !== undefined && forecast.worstTokens > maxTokens;
+  if (tokens) {
     const largest = [...forecast.tasks].sort((a, b) => b.worstTokens - a.worstTokens);
     const names = largest.map((task) => `${task.name} ${formatCount(task.worstTokens)}`);
     problems.push(
       `the worst case, ${formatCount(forecast.worstTokens)} tokens, exceeds --budget-tokens ${formatCount(maxTokens)}: ${listOf(names)}`,
     );
   }
-  return problems.length === 0 ? undefined : problems.join("; and ");
+  if (problems.length === 0) return undefined;
+  return { message: problems.join("; and "), usd, tokens };
 }
 
 /** `a, b and c`, or the first `MAX_NAMES` and `and N more`. */

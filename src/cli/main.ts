@@ -241,6 +241,7 @@ export async function parseCommandLine(
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message, error) => {
+      if (message?.startsWith("Not enough non-option arguments")) missingArguments(argv);
       throw new ConfigError(
         `${message ?? error?.message ?? "invalid usage"}\nRun 'agent-run --help' for usage.`,
       );
@@ -253,6 +254,25 @@ export async function parseCommandLine(
     return undefined;
   }
   return { command, args: result };
+}
+
+/** What each command's required positional holds, in words. */
+const ARGUMENT_WORDS: Readonly<Record<string, string>> = {
+  tasks: "task files",
+  transcripts: "transcripts",
+  runs: "run folders",
+};
+
+/** Throws for a command given none of what it works on: `no task files given; usage: …`. */
+function missingArguments(argv: readonly string[]): never {
+  const named = argv.find((arg) => Object.hasOwn(COMMANDS, arg)) as CommandName | undefined;
+  const usage = [COMMANDS[named ?? "run"].command].flat()[0] ?? "";
+  const positional = /<(\w+)\.\.>/.exec(usage)?.[1] ?? "";
+  const words = ARGUMENT_WORDS[positional] ?? positional;
+  const command = named === undefined ? "agent-run" : `agent-run ${named}`;
+  throw new ConfigError(
+    `no ${words} given; usage: ${command} <${words} or globs...>\nRun '${command} --help' for its options and examples.`,
+  );
 }
 
 /** One command's positionals, flags, examples and exit codes, for its `--help`. */

@@ -98,7 +98,7 @@ describe("bad input: exit 2, a message naming the file and the place, nothing ru
       ["--ofline", "tasks/fix-failing-test.yaml"],
       "unknown flag --ofline (did you mean --offline?); 'agent-run run --help' lists the flags of run",
     ],
-    [[], "Not enough non-option arguments"],
+    [[], "no task files given; usage: agent-run <task files or globs...>"],
     [["nothing-here/*.yaml"], "nothing-here/*.yaml: matched no task files"],
     [["no-such-task.yaml"], "no-such-task.yaml:1:1: file not found"],
   ])("usage error %j", async (argv, message) => {
@@ -107,6 +107,19 @@ describe("bad input: exit 2, a message naming the file and the place, nothing ru
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(message);
     expect(existsSync(join(dir, "out"))).toBe(false);
+  });
+
+  test.each([
+    ["plan", "no task files given; usage: agent-run plan <task files or globs...>"],
+    ["replay", "no transcripts given; usage: agent-run replay <transcripts or globs...>"],
+    ["resume", "no run folders given; usage: agent-run resume <run folders or globs...>"],
+  ])("%s with nothing to work on says what it takes", async (command, message) => {
+    const run = await runCli([command]);
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe(
+      `agent-run: ${message}\nRun 'agent-run ${command} --help' for its options and examples.`,
+    );
   });
 
   test("--offline with a task that has no replies file names the task file and the fix", async () => {

@@ -118,8 +118,24 @@ describe("agent-run plan", () => {
     );
 
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toMatch(
-      /^agent-run: the worst case, 3,172,880 tokens, exceeds --budget-tokens 1,000,000: add-farewell 1,581,920, rename-function 1,232,768 and fix-failing-test 358,192; not started/,
+    expect(run.stderr).toBe(
+      "agent-run: the worst case, 3,172,880 tokens, exceeds --budget-tokens 1,000,000: add-farewell 1,581,920, rename-function 1,232,768 and fix-failing-test 358,192; not started (--refuse-over-budget): lower the tasks' limits (max_tokens its tokens) or raise the budget",
+    );
+    // Both budgets exceeded: the fix names both limits.
+    const both = await runCli(
+      [
+        "plan",
+        ...CLAUDE_EXAMPLES,
+        "--budget-usd",
+        "5",
+        "--budget-tokens",
+        "1000000",
+        "--refuse-over-budget",
+      ],
+      { env: KEY },
+    );
+    expect(both.stderr).toMatch(
+      /; and the worst case, 3,172,880 tokens, exceeds .*: lower the tasks' limits \(max_cost_usd caps a run's spend, max_tokens its tokens\) or raise the budget$/,
     );
   });
 
