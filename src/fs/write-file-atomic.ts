@@ -12,6 +12,8 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    // Node names the temporary file (`open '/x/view.html.123.tmp'`); the user asked for `path`.
+    if (error instanceof Error) error.message = error.message.replaceAll(temp, path);
     throw error;
   }
 }

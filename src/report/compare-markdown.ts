@@ -209,9 +209,8 @@ function verdictLine(comparison: ReportComparison): string {
   return `No regression: the mean pass rate's interval reaches zero or above${unnamed}.`;
 }
 
-/** `0.050`, `< 0.001`, `1`: a p-value in a cell. */
+/** `0.050`, `< 0.001`, `1.000`: a p-value in a cell, as the lists and the viewer write it. */
 function pValueCell(p: number): string {
-  if (p >= 1) return "1";
   return p < 0.001 ? "< 0.001" : p.toFixed(3);
 }
 

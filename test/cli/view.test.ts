@@ -46,7 +46,7 @@ describe("agent-run view", () => {
     expect([run.exitCode, run.stderr]).toEqual([0, ""]);
     const bytes = (await stat(dir.path("out/view.html"))).size;
     expect(run.stdout).toBe(
-      `${dir.path("out/view.html")}: 1 tasks, ${(bytes / 1024).toFixed(2).replace(/\.?0+$/, "")} KiB; open it in a browser (it needs no network)`,
+      `${dir.path("out/view.html")}: 1 task, ${(bytes / 1024).toFixed(2).replace(/\.?0+$/, "")} KiB; open it in a browser (it needs no network)`,
     );
     const page = await pageOf(dir.path("out/view.html"));
     expect(page.batches[0]?.tasks.map((task) => task.name)).toEqual(["echo"]);

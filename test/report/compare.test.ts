@@ -244,7 +244,7 @@ describe("formatComparisonMarkdown", () => {
       | task  | verdict   | passed       | p (drop) | steps/trial | tokens/trial | cost/trial |
       | ----- | --------- | ------------ | -------: | ----------: | -----------: | ---------: |
       | a     | regressed | 5/5 → 0/5    |    0.004 |           4 |        1,000 |    $0.0100 |
-      | b     | unchanged | 3/3          |        1 |           4 |        1,000 |    $0.0100 |
+      | b     | unchanged | 3/3          |    1.000 |           4 |        1,000 |    $0.0100 |
       | c     | flaky     | 2/3 → 1/3    |    0.500 |           4 |        1,000 |    $0.0100 |
       | total |           | 10/11 → 4/11 |          |          12 |        3,000 |    $0.0300 |
 

@@ -22,9 +22,11 @@ export async function viewCommand(args: ViewArgs, io: CliIo): Promise<number> {
       ? await loadComparePage(args.base, args.next, options)
       : await loadBatchPage(await expandPatterns(args.patterns, "run folders"), options);
   const bytes = await writeViewFile(args.outFile, page, "--out");
-  const tasks = page.batches.map((batch) => batch.tasks.length).join(" and ");
+  const tasks = page.batches
+    .map(({ tasks: { length } }) => `${length} ${length === 1 ? "task" : "tasks"}`)
+    .join(" and ");
   io.writeOut(
-    `${displayPath(args.outFile)}: ${tasks} tasks, ${formatBytes(bytes)}; open it in a browser (it needs no network)`,
+    `${displayPath(args.outFile)}: ${tasks}, ${formatBytes(bytes)}; open it in a browser (it needs no network)`,
   );
   return 0;
 }

@@ -111,7 +111,7 @@ export function visibleRows(rows, state) {
 function totalsRow(totals) {
   return el("tr", {}, [
     el("th", { scope: "row", text: "Total" }),
-    el("td", { text: `${totals.tasks} tasks` }),
+    el("td", { text: `${totals.tasks} ${totals.tasks === 1 ? "task" : "tasks"}` }),
     el("td", { text: `${totals.passed}/${totals.tasks}` }),
     el("td", { class: "num", text: `${totals.checks - totals.failedChecks}/${totals.checks}` }),
     el("td", {}),
@@ -177,7 +177,7 @@ export function batchPage(page, batchIndex, state) {
     const shown = visibleRows(rows, state);
     body.replaceChildren(...shown.map((row) => el("tr", {}, cells(row, batchIndex))));
     head.replaceChildren(header(state, onSort));
-    count.textContent = `Showing ${shown.length} of ${rows.length} tasks.`;
+    count.textContent = `Showing ${shown.length} of ${rows.length} ${rows.length === 1 ? "task" : "tasks"}.`;
   };
   const onSort = (key) => {
     state.isDescending = state.sortKey === key ? !state.isDescending : false;

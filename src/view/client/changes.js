@@ -84,7 +84,7 @@ export function changesView(run) {
     ]),
   );
   const table = el("table", { class: "files" }, [
-    el("caption", { text: `${files.length} changed files` }),
+    el("caption", { text: `${files.length} changed ${files.length === 1 ? "file" : "files"}` }),
     el("thead", {}, [
       el("tr", {}, [
         el("th", { scope: "col", text: "file" }),
