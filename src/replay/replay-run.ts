@@ -220,7 +220,7 @@ export async function checkWorkspace(
   const mismatch = `the workspace ${recorded.task.workspace} changed since the run (recorded ${recorded.contentHash ?? "no hash"}, now ${now})`;
   if (!isAllowed) {
     throw new ConfigError(
-      `${recorded.path}: ${mismatch}; replaying it would not reproduce the run. Restore it (git status / git diff there shows what changed), or pass --allow-changed-workspace to replay anyway`,
+      `${recorded.path}: ${mismatch}; replaying it would not reproduce the run. Restore it (in a git checkout, git status / git diff there shows what changed), or pass --allow-changed-workspace to replay anyway`,
     );
   }
   return mismatch;

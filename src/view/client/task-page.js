@@ -90,7 +90,9 @@ function replaySection(run) {
   const text =
     steps.length === 0
       ? `No divergence: the ${formatCount(divergence.comparedSteps)} compared steps returned what the recording holds.`
-      : `The replay diverged at ${steps.length === 1 ? "step" : "steps"} ${steps.join(", ")} of ${formatCount(divergence.comparedSteps)} compared; the first is at step ${divergence.first?.step ?? steps[0]} (${divergence.first?.toolName ?? "a tool"}). Those steps are marked below.`;
+      : steps.length === 1
+        ? `The replay diverged at step ${steps[0]} of ${formatCount(divergence.comparedSteps)} compared (${divergence.first?.toolName ?? "a tool"}). That step is marked below.`
+        : `The replay diverged at steps ${steps.join(", ")} of ${formatCount(divergence.comparedSteps)} compared; the first is at step ${divergence.first?.step ?? steps[0]} (${divergence.first?.toolName ?? "a tool"}). Those steps are marked below.`;
   return section("replay", "Replay", [
     el("p", {}, [
       steps.length === 0 ? badge("no divergence", "good") : badge("diverged", "bad"),
