@@ -7,14 +7,17 @@ export type Shard = { index: number; count: number };
 /** A shard and, for `--shard auto`, the variables it came from (for the log). */
 export type ResolvedShard = Shard & { from: string | undefined };
 
+/** Most shards `--shard` and `--shard auto` accept: a count past it is a mistake. */
+const MAX_SHARD_COUNT = 1_000_000;
+
 /** Parses `--shard I/N`. */
 export function parseShard(text: string): Shard {
-  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const match = /^(\d{1,7})\/(\d{1,7})$/.exec(text.trim());
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
-  if (match === null || count < 1 || index < 1 || index > count) {
+  if (match === null || count < 1 || index < 1 || index > count || count > MAX_SHARD_COUNT) {
     throw new ConfigError(
-      `--shard: expected I/N with 1 <= I <= N, such as 2/3, or auto, got ${JSON.stringify(text)}`,
+      `--shard: expected I/N with 1 <= I <= N <= ${MAX_SHARD_COUNT.toLocaleString("en-US")}, such as 2/3, or auto, got ${clip(JSON.stringify(text), 100)}`,
     );
   }
   return { index, count };
@@ -51,9 +54,6 @@ const SHARD_SOURCES = [
 type ShardSource = (typeof SHARD_SOURCES)[number];
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** Most shards `--shard auto` accepts: a count past it is a mistake in a variable. */
-const MAX_SHARD_COUNT = 1_000_000;
 
 /**
  * `--shard auto`: the part the environment gives (see `SHARD_SOURCES`), as the same `I/N` that

@@ -17,6 +17,33 @@ export async function readHead(
   path: string,
   maxBytes: number,
 ): Promise<FileHead | { problem: string } | undefined> {
+  const read = await readBytes(path, maxBytes);
+  if (read === undefined || "problem" in read) return read;
+  const text = new TextDecoder().decode(read.bytes);
+  return { text, totalBytes: read.totalBytes, isCut: read.totalBytes > read.bytes.length };
+}
+
+/**
+ * A whole file a run folder holds (`summary.json`, `transcript.jsonl`, `changes.patch`), read as
+ * `readHead` reads: undefined when it is missing; an Error saying why when it is a link, not a
+ * regular file, or larger than `maxBytes` (a forged file must not take the memory).
+ */
+export async function readWholeFile(path: string, maxBytes: number): Promise<Buffer | undefined> {
+  const read = await readBytes(path, maxBytes);
+  if (read === undefined) return undefined;
+  if ("problem" in read) throw new Error(read.problem);
+  if (read.totalBytes > read.bytes.length) {
+    throw new Error(
+      `${read.totalBytes} bytes, over the ${maxBytes} agent-run reads of such a file`,
+    );
+  }
+  return read.bytes;
+}
+
+async function readBytes(
+  path: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; totalBytes: number } | { problem: string } | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -36,8 +63,7 @@ export async function readHead(
       if (bytesRead === 0) break;
       read += bytesRead;
     }
-    const text = new TextDecoder().decode(buffer.subarray(0, read));
-    return { text, totalBytes: stats.size, isCut: stats.size > read };
+    return { bytes: buffer.subarray(0, read), totalBytes: stats.size };
   } catch (error) {
     return { problem: messageOf(error) };
   } finally {

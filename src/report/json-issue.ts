@@ -1,8 +1,12 @@
 import type { z } from "zod";
 import { ConfigError, messageOf } from "../errors.js";
 import { showControls } from "../format.js";
+import { nestsDeeperThan } from "../json-depth.js";
 
 const MAX_ISSUES = 10;
+
+/** Deepest a `summary.json` or `report.json` nests: its structured output nests 64 levels at most. */
+const MAX_DEPTH = 128;
 
 /**
  * One line per zod issue, naming the file and the field (`runs/a/summary.json: usage.input_tokens:
@@ -57,6 +61,11 @@ export function parseVersionedJson<S extends z.ZodType>(
   } catch (error) {
     // The parser quotes the text it failed on: a hostile file's bytes must not reach a terminal.
     throw new ConfigError(`${file}: not valid JSON: ${showControls(messageOf(error))}`, error);
+  }
+  if (nestsDeeperThan(json, MAX_DEPTH)) {
+    throw new ConfigError(
+      `${file}: nests deeper than ${MAX_DEPTH} levels, which no file agent-run writes does`,
+    );
   }
   const versionProblem = schemaVersionProblem(json, newest, file);
   if (versionProblem !== undefined) throw new ConfigError(versionProblem);

@@ -1,8 +1,9 @@
-import { readFile, realpath } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { ConfigError, messageOf } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { pathKind } from "../fs/path-kind.js";
 import { compareNames } from "./aggregate.js";
+import { readReportText } from "./read-report-text.js";
 import { type FoundRun, findRunFolders } from "./run-folders.js";
 import { parseRunSummary, type RunSummary } from "./run-summary.js";
 import { SUMMARY_FILE } from "./summary.js";
@@ -55,7 +56,8 @@ export async function loadRunSummaries(
 /** A run's `summary.json`, or its transcript when it has none (a killed run); undefined: left out. */
 async function readRun(place: FoundRun, options: LoadRunsOptions): Promise<RunSummary | undefined> {
   const { file, folder } = place;
-  if (basename(file) === SUMMARY_FILE) return parseRunSummary(await readText(file), file, folder);
+  if (basename(file) === SUMMARY_FILE)
+    return parseRunSummary(await readReportText(file), file, folder);
   const run = await readUnfinishedRun(folder, file, place.trialOfFolder);
   if (!("problem" in run)) return run;
   options.onWarning?.(
@@ -90,12 +92,4 @@ async function runFileOf(folder: string): Promise<string | undefined> {
     if ((await pathKind(join(folder, name))) === "file") return join(folder, name);
   }
   return undefined;
-}
-
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    throw new ConfigError(`${file}: cannot read: ${messageOf(error)}`, error);
-  }
 }

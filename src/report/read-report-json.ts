@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
+import { MAX_TRIALS } from "../task/schema-fields.js";
 import { type Report, type ReportRun, reportTask, withTotals } from "./aggregate.js";
 import { TaskFingerprintJsonSchema } from "./fingerprint.js";
 import { parseVersionedJson } from "./json-issue.js";
@@ -40,7 +41,7 @@ const RunJsonSchema = ReportRunJsonSchema.extend({
 
 /** Version 2: the task's figures are derived from its runs, which are what counts. */
 const TaskJsonSchema = ReportTaskJsonSchema.pick({ name: true, task_file: true }).extend({
-  runs: z.array(RunJsonSchema).min(1),
+  runs: z.array(RunJsonSchema).min(1).max(MAX_TRIALS),
   // Reports from before fingerprints have none: a comparison says so.
   fingerprint: TaskFingerprintJsonSchema.optional(),
 });

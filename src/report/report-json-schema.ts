@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_TRIALS } from "../task/schema-fields.js";
 import { CostUsdJsonSchema, EarlierAttemptJsonSchema } from "../transcript/trials.js";
 import { TaskFingerprintJsonSchema } from "./fingerprint.js";
 import {
@@ -19,7 +20,7 @@ const rate = z.number().min(0).max(1);
 
 /** One run of a task: the attempt that counts for one of its trials. `status` is any a summary held. */
 export const ReportRunJsonSchema = z.object({
-  trial: count.min(1).describe("Which trial of the task this run is, from 1."),
+  trial: count.min(1).max(MAX_TRIALS).describe("Which trial of the task this run is, from 1."),
   attempts: count
     .min(1)
     .describe("Attempts made at the trial: 1, unless earlier ones failed on infrastructure."),
@@ -63,7 +64,7 @@ export const ReportRunJsonSchema = z.object({
 export const ReportTaskJsonSchema = z.object({
   name: TaskNameJsonSchema,
   task_file: z.string(),
-  trials: count.min(1).describe("Trials run (each counted by its last attempt)."),
+  trials: count.min(1).max(MAX_TRIALS).describe("Trials run (each counted by its last attempt)."),
   passed_trials: count,
   pass_rate: rate.describe("passed_trials / trials."),
   flaky: z.boolean().describe("Some trials passed and some did not."),

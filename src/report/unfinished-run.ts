@@ -1,9 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { messageOf } from "../errors.js";
 import { ZERO_USAGE } from "../model/model-client.js";
 import { InitLineSchema, type TranscriptLine } from "../transcript/line-schemas.js";
-import { isComplete, parseTranscript } from "../transcript/reader.js";
+import { isComplete, parseTranscript, readTranscriptText } from "../transcript/reader.js";
 import type { RunSummary } from "./run-summary.js";
 import { TaskNameJsonSchema } from "./summary-json-schema.js";
 
@@ -24,7 +23,7 @@ export async function readUnfinishedRun(
   let lines: TranscriptLine[];
   try {
     // Empty: killed before its init line was written (the workspace was being copied).
-    const text = await readFile(transcript, "utf8");
+    const text = await readTranscriptText(transcript);
     lines =
       text === "" ? [] : parseTranscript(text, transcript, { isPartialLastLineDropped: true });
   } catch (error) {

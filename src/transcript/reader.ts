@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
 import type { z } from "zod";
 import { messageOf, TranscriptError } from "../errors.js";
+import { readWholeFile } from "../fs/read-head.js";
+import { nestsDeeperThan } from "../json-depth.js";
 import {
   ApiErrorLineSchema,
   AssistantLineSchema,
@@ -26,13 +27,37 @@ export async function readTranscript(
   path: string,
   options: ReadOptions = {},
 ): Promise<TranscriptLine[]> {
-  let text: string;
+  return parseTranscript(await readTranscriptText(path), path, options);
+}
+
+/**
+ * Most bytes of a transcript read back whole (replay, resume, report, export): about the longest
+ * string JavaScript holds. The viewer reads less (its own bound), and says so.
+ */
+export const MAX_TRANSCRIPT_BYTES = 500 * 1024 * 1024;
+
+/**
+ * Deepest a transcript line nests: a tool call's input is cut at 65 levels and a schema at 64,
+ * under a few levels of the line's own; a forged deeper line would overflow the recursive code
+ * that shows or exports it.
+ */
+const MAX_LINE_DEPTH = 128;
+
+/**
+ * A transcript's text, read as hostile input: no symbolic link followed, a regular file only (a
+ * FIFO would hang), at most `MAX_TRANSCRIPT_BYTES`. Throws a `TranscriptError` naming the file.
+ */
+export async function readTranscriptText(path: string): Promise<string> {
+  let bytes: Buffer | undefined;
   try {
-    text = await readFile(path, "utf8");
+    bytes = await readWholeFile(path, MAX_TRANSCRIPT_BYTES);
   } catch (error) {
     throw new TranscriptError(`cannot read the transcript ${path}: ${messageOf(error)}`, error);
   }
-  return parseTranscript(text, path, options);
+  if (bytes === undefined) {
+    throw new TranscriptError(`cannot read the transcript ${path}: no such file`);
+  }
+  return bytes.toString("utf8");
 }
 
 export type ReadOptions = {
@@ -53,8 +78,9 @@ export function parseTranscript(
     throw new TranscriptError(`${path}:${index + 1}: ${message}`);
   };
   const parseJson = (index: number): unknown => {
+    let value: unknown;
     try {
-      return JSON.parse(rows[index] ?? "");
+      value = JSON.parse(rows[index] ?? "");
     } catch (error) {
       const isPartialLast = index === rows.length - 1 && !text.endsWith("\n");
       return fail(
@@ -64,6 +90,13 @@ export function parseTranscript(
           : `not valid JSON: ${messageOf(error)}`,
       );
     }
+    if (nestsDeeperThan(value, MAX_LINE_DEPTH)) {
+      fail(
+        index,
+        `nests deeper than ${MAX_LINE_DEPTH} levels, which no line agent-run writes does`,
+      );
+    }
+    return value;
   };
 
   const first = rows.length === 0 ? undefined : parseJson(0);

@@ -21,11 +21,13 @@ export async function readChanges(
   listed: readonly RunChangedFile[],
   context: { clip: TextClipper; bounds: ViewBounds },
 ): Promise<ViewChanges> {
+  const max = context.bounds.maxChangedFiles;
   const { files, note } = await readDiffs(folder, listed, context);
-  const shown = files.slice(0, context.bounds.maxChangedFiles);
+  const shown = files.slice(0, max);
+  const hidden = listed.length - Math.min(listed.length, max) + files.length - shown.length;
   const more =
-    files.length > shown.length
-      ? `${formatCount(files.length - shown.length)} more changed files are not shown (summary.json lists them).`
+    hidden > 0
+      ? `${formatCount(hidden)} more changed files are not shown (summary.json lists them).`
       : null;
   return { files: shown, note: [note, more].filter((text) => text !== null).join(" ") || null };
 }
@@ -36,6 +38,8 @@ async function readDiffs(
   listed: readonly RunChangedFile[],
   context: { clip: TextClipper; bounds: ViewBounds },
 ): Promise<ViewChanges> {
+  // Only the first `max` listed files are built (each path is clipped); the rest are counted.
+  const max = context.bounds.maxChangedFiles;
   const head = await readHead(join(folder, PATCH_FILE), context.bounds.maxPatchBytes);
   if (head === undefined || "problem" in head) {
     const why =
@@ -43,14 +47,16 @@ async function readDiffs(
         ? "The run folder has no changes.patch."
         : `changes.patch was not read: ${head.problem}.`;
     return {
-      files: listed.map((file) => viewFile(file, [])),
+      files: listed.slice(0, max).map((file) => viewFile(file, [], context.clip)),
       note: listed.length === 0 ? null : why,
     };
   }
   const patch = context.clip(head.text);
   const parts = splitPatch(patch.text, context.bounds.maxDiffLineChars);
   const byPath = new Map(parts.map((part) => [part.path, part]));
-  const files = listed.map((file) => viewFile(file, byPath.get(file.path)?.lines ?? []));
+  const files = listed
+    .slice(0, max)
+    .map((file) => viewFile(file, byPath.get(file.path)?.lines ?? [], context.clip));
   const listedPaths = new Set(listed.map((file) => file.path));
   for (const part of parts) {
     if (listedPaths.has(part.path)) continue;
@@ -69,10 +75,10 @@ async function readDiffs(
   return { files, note };
 }
 
-function viewFile(file: RunChangedFile, lines: string[]): ViewFile {
+function viewFile(file: RunChangedFile, lines: string[], clip: TextClipper): ViewFile {
   const shown = count(lines, "+") + count(lines, "-");
   return {
-    path: file.path,
+    path: clip(file.path).text,
     status: file.status,
     binary: file.binary,
     mode: file.mode,

@@ -48,8 +48,21 @@ describe("--shard I/N", () => {
     expect(backward).toEqual(forward);
   });
 
-  test.each(["0/3", "4/3", "1/0", "a/b", "2"])("%s is refused", (text) => {
-    expect(() => parseShard(text)).toThrow(/--shard: expected I\/N with 1 <= I <= N/);
+  test.each([
+    "0/3",
+    "4/3",
+    "1/0",
+    "a/b",
+    "2",
+    "1/1000001",
+    "9007199254740993/9007199254740993",
+    `1/${"9".repeat(400)}`,
+  ])("%s is refused", (text) => {
+    expect(() => parseShard(text)).toThrow(/--shard: expected I\/N with 1 <= I <= N <= 1,000,000/);
+  });
+
+  test("a million shards is the most", () => {
+    expect(parseShard("1000000/1000000")).toEqual({ index: 1_000_000, count: 1_000_000 });
   });
 
   test("a batch split into 3 shards and reported together gives the report of one run", async () => {

@@ -1,11 +1,12 @@
 import { isUtf8 } from "node:buffer";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ConfigError, messageOf, TranscriptError } from "../../errors.js";
 import { atifFileNames } from "../../export/atif-file-names.js";
 import { atifTrajectory } from "../../export/atif-trajectory.js";
 import { instanceIdOf, parseExportInit } from "../../export/export-init.js";
 import { formatPredictions, type SwebenchRun, swebenchPredictions } from "../../export/swebench.js";
+import { readWholeFile } from "../../fs/read-head.js";
 import { type StagedFiles, stagedFiles } from "../../fs/staged-files.js";
 import { writeFileAtomic } from "../../fs/write-file-atomic.js";
 import type { PriceTable } from "../../model/pricing.js";
@@ -15,7 +16,11 @@ import type { RunSummary } from "../../report/run-summary.js";
 import { INTERRUPTED_STATUS } from "../../report/unfinished-run.js";
 import { PATCH_FILE, TRANSCRIPT_FILE } from "../../run/run-folder.js";
 import type { TranscriptLine } from "../../transcript/line-schemas.js";
-import { parseTranscript } from "../../transcript/reader.js";
+import {
+  MAX_TRANSCRIPT_BYTES,
+  parseTranscript,
+  readTranscriptText,
+} from "../../transcript/reader.js";
 import { expandPatterns } from "../expand-patterns.js";
 import type { ExportArgs } from "../export-flags.js";
 import type { CliIo } from "../io.js";
@@ -119,12 +124,7 @@ async function readRunTranscript(
   path: string,
   onWarning: (message: string) => void,
 ): Promise<TranscriptLine[] | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new TranscriptError(`cannot read the transcript ${path}: ${messageOf(error)}`, error);
-  }
+  const text = await readTranscriptText(path);
   const isInterrupted = run.status === INTERRUPTED_STATUS;
   if (text === "" && isInterrupted) {
     onWarning(`${run.folder}: killed before its transcript began; left out of the export`);
@@ -136,13 +136,14 @@ async function readRunTranscript(
 /** The run's `changes.patch`, or "" when it has none (a run that changed nothing, or was killed). */
 async function readPatch(folder: string): Promise<string> {
   const path = join(folder, PATCH_FILE);
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
-    bytes = await readFile(path);
+    // A patch is text in a string: at most what a transcript may hold.
+    bytes = await readWholeFile(path, MAX_TRANSCRIPT_BYTES);
   } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") return "";
     throw new ConfigError(`${path}: cannot read: ${messageOf(error)}`, error);
   }
+  if (bytes === undefined) return "";
   // agent-run writes patches as UTF-8 (binary changes as git's base85); JSON holds nothing else.
   if (!isUtf8(bytes)) throw new ConfigError(`${path}: not UTF-8, so not a patch agent-run wrote`);
   return bytes.toString("utf8");

@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError, messageOf } from "../../errors.js";
 import { oneLine } from "../../format.js";
@@ -17,6 +17,7 @@ import { formatJunit } from "../../report/junit.js";
 import { loadRunSummaries } from "../../report/load-runs.js";
 import { formatReportMarkdown } from "../../report/markdown.js";
 import { parseReportJson } from "../../report/read-report-json.js";
+import { readReportText } from "../../report/read-report-text.js";
 import { reportJson } from "../../report/report-json.js";
 import { SUMMARY_FILE } from "../../report/summary.js";
 import { EXIT } from "../exit-codes.js";
@@ -104,13 +105,7 @@ async function readReport(path: string, onWarning: (message: string) => void): P
   if (!isFile || basename(path) === SUMMARY_FILE) {
     return buildReport(await loadRunSummaries([path], { onWarning }));
   }
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new ConfigError(`${path}: cannot read: ${messageOf(error)}`, error);
-  }
-  return parseReportJson(text, path);
+  return parseReportJson(await readReportText(path), path);
 }
 
 async function writeOutput(flag: string, file: string, text: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { lstat, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { BatchBudget } from "../../batch/batch-budget.js";
 import { createBatchLog } from "../../batch/batch-log.js";
@@ -46,7 +46,7 @@ export async function runCommand(
   const startedAt = performance.now();
   const viewFile = options.hasView ? join(batch.outDir, VIEW_FILE) : undefined;
   // An earlier batch's viewer must not outlive this batch's start (as report.json does not).
-  if (viewFile !== undefined) await rm(viewFile, { force: true });
+  if (viewFile !== undefined) await removeEarlierViewer(viewFile);
   const { summaries, refusals } = await runBatch(batch, log, budget, signal);
   const wallTimeMs = performance.now() - startedAt;
   const report = await writeBatchReport(batch.outDir, summaries, io.redact);
@@ -60,6 +60,20 @@ export async function runCommand(
     );
   }
   return { summaries, wallTimeMs };
+}
+
+/** Removes an earlier batch's `view.html`; a folder in its place is not agent-run's to remove. */
+async function removeEarlierViewer(file: string): Promise<void> {
+  const isFolder = await lstat(file).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+  if (isFolder) {
+    throw new ConfigError(
+      `--view: ${file} is a folder, where the viewer goes; move it, or give another --out`,
+    );
+  }
+  await rm(file, { force: true });
 }
 
 /**
