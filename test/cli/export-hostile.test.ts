@@ -212,7 +212,7 @@ describe("export refuses what would lose or clash: exit 2, nothing written", () 
     const run = await exportBoth([folder]);
 
     expect([run.exitCode, run.written]).toEqual([2, []]);
-    expect(run.stderr).toMatch(/cannot read the transcript .*transcript\.jsonl: ENOENT/);
+    expect(run.stderr).toMatch(/cannot read the transcript .*transcript\.jsonl: no such file$/);
   });
 
   test("a patch that is not UTF-8", async () => {

@@ -171,7 +171,7 @@ describe("readTranscript refuses a bad file with the file, the line and the reas
     const file = join(dir, "missing.jsonl");
 
     expect(await readFailure(file)).toMatch(
-      new RegExp(`^cannot read the transcript ${escapeRegExp(file)}: ENOENT`),
+      new RegExp(`^cannot read the transcript ${escapeRegExp(file)}: no such file$`),
     );
   });
 });
