@@ -41,5 +41,7 @@ export function judgeFinalReply(state: RunState): FinalJudgement {
 
 /** What the model is told when its final reply is not the JSON object the task asks for. */
 export function retryMessage(problems: string): string {
-  return `Your final reply is not the JSON object this task asks for: ${problems}\nReply again with only the JSON object, valid against the JSON Schema in your instructions, and no other text (a \`\`\`json block is accepted).`;
+  // One line in the progress log: the problems end as a sentence before the request.
+  const end = /[.!?]$/.test(problems) ? "" : ".";
+  return `Your final reply is not the JSON object this task asks for: ${problems}${end}\nReply again with only the JSON object, valid against the JSON Schema in your instructions, and no other text (a \`\`\`json block is accepted).`;
 }

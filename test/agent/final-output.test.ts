@@ -89,6 +89,9 @@ describe("structured output in the loop", () => {
       { type: "runner_message", step: 1, text: message },
     ]);
     expect(message).toMatch(/^Your final reply is not the JSON object this task asks for: it is/);
+    expect(retryMessage("it holds no JSON object (the whole reply, or a ```json block)")).toMatch(
+      /a ```json block\)\.\nReply again with only the JSON object/,
+    );
   });
 
   test("past the retries the run ends with invalid_output, the last problems in its error", async () => {
