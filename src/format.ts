@@ -82,3 +82,8 @@ export function clip(text: string, max: number = MAX_QUOTE_CHARS): string {
   const head = text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
   return `${head}… (${text.length - head.length} more chars)`;
 }
+
+/** To the millionth: USD to the micro-dollar and rates as the outputs write them, so float sums print and compare cleanly. */
+export function roundMillionths(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

@@ -1,3 +1,4 @@
+import { roundMillionths } from "../format.js";
 import {
   addUsage,
   type ModelReply,
@@ -66,7 +67,7 @@ export class Budget {
    * (the price table's unit; a sum of floats would also print as 0.30000000000000004).
    */
   get spentUsd(): number | null {
-    return this.#spentUsd === null ? null : Math.round(this.#spentUsd * 1e6) / 1e6;
+    return this.#spentUsd === null ? null : roundMillionths(this.#spentUsd);
   }
 
   /** Checks whether one more model call is allowed here and above; counts it when it is. */
@@ -120,7 +121,7 @@ export class Budget {
     // would let a run spend a little past it.
     const isOver = isHit(Math.round(this.#spentUsd * 1e9) / 1e9, max);
     return isOver
-      ? this.#hit({ limit: "max_cost", used: Math.round(this.#spentUsd * 1e6) / 1e6, max })
+      ? this.#hit({ limit: "max_cost", used: roundMillionths(this.#spentUsd), max })
       : undefined;
   }
 }

@@ -1,5 +1,5 @@
 /* Small text helpers of the loop: why a limit stopped a run, and a stable key for a tool call. */
-import { formatCount } from "../format.js";
+import { formatCount, roundMillionths } from "../format.js";
 import type { LimitHit } from "./events.js";
 
 /**
@@ -69,7 +69,7 @@ function usdFigures(used: number, max: number): string {
 
 /** The decimals a USD figure needs to be shown exactly: at least 2 (cents), at most 6. */
 function decimalsOf(value: number): number {
-  const fraction = String(Math.round(value * 1e6) / 1e6).split(".")[1] ?? "";
+  const fraction = String(roundMillionths(value)).split(".")[1] ?? "";
   return Math.min(6, Math.max(2, fraction.length));
 }
 

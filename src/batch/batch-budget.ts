@@ -1,4 +1,5 @@
 import type { LimitHit } from "../agent/events.js";
+import { roundMillionths } from "../format.js";
 import { totalTokens, type Usage } from "../model/model-client.js";
 
 /** A batch's caps: `--budget-usd` and `--budget-tokens`. */
@@ -29,7 +30,7 @@ export class BatchBudget {
     if (maxUsd !== undefined && this.#spentUsd >= maxUsd) {
       return {
         limit: "budget",
-        used: Math.round(this.#spentUsd * 1e6) / 1e6,
+        used: roundMillionths(this.#spentUsd),
         max: maxUsd,
         unit: "usd",
       };

@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors.js";
 import type { CommandSpec } from "./command-spec.js";
 import { EXIT, INTERNAL_EXIT_ROW } from "./exit-codes.js";
-import { patternListFlag, stringFlag } from "./flag-values.js";
+import { listFlag, stringFlag } from "./flag-values.js";
 
 /** What `agent-run report` was asked to do, validated. */
 export type ReportArgs =
@@ -144,12 +144,7 @@ export function parseReportArgs(raw: Record<string, unknown>): ReportArgs {
 
 /** `--regression-task a --regression-task b,c`: only with `--fail-on-regression`, which it sharpens. */
 function regressionTasksFlag(raw: Record<string, unknown>): string[] {
-  const names = patternListFlag(raw["regression-task"]).flatMap((value) =>
-    value
-      .split(",")
-      .map((name) => name.trim())
-      .filter((name) => name !== ""),
-  );
+  const names = listFlag(raw["regression-task"]);
   if (names.length > 0 && raw["fail-on-regression"] !== true) {
     throw new ConfigError(
       "--regression-task names tasks for --fail-on-regression; give it too: agent-run report --compare BASE NEW --fail-on-regression --regression-task NAME",

@@ -1,11 +1,7 @@
 import { z } from "zod";
+import { roundMillionths } from "../format.js";
 import { type Usage, usageOf } from "../model/model-client.js";
-import {
-  type PricedModel,
-  type PriceTable,
-  replyCostUsd,
-  roundToMicroUsd,
-} from "../model/pricing.js";
+import { type PricedModel, type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
 import type { AtifAgentStep, AtifMetrics, AtifToolCall, JsonObject } from "./atif-types.js";
 import { lineError } from "./export-init.js";
@@ -74,7 +70,7 @@ export function replyStep(
   const parts = contentParts(message.content, fail);
   const reply = { message, usage: usageOf(message.usage) };
   const cost = replyCostUsd(context.prices, context.priced, reply);
-  const costUsd = cost === null ? null : roundToMicroUsd(cost);
+  const costUsd = cost === null ? null : roundMillionths(cost);
   const step: ReplyStep["step"] = {
     timestamp,
     source: "agent",

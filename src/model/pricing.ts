@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError, messageOf } from "../errors.js";
+import { roundMillionths } from "../format.js";
 import type { ApiMessage, ModelReply, Usage } from "./model-client.js";
 import { isProviderName } from "./providers.js";
 
@@ -112,12 +113,7 @@ export function estimateCostUsd(
   usage: Usage,
 ): number | null {
   const usd = unroundedEstimateUsd(prices, priced, usage);
-  return usd === null ? null : roundToMicroUsd(usd);
-}
-
-/** A USD figure to the micro-dollar, as a run's total is written. */
-export function roundToMicroUsd(usd: number): number {
-  return Math.round(usd * 1_000_000) / 1_000_000;
+  return usd === null ? null : roundMillionths(usd);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { roundMillionths } from "../format.js";
 import type { Usage } from "../model/model-client.js";
 import type { EarlierAttempt } from "../transcript/trials.js";
 import { type TaskFingerprint, taskFingerprint } from "./fingerprint.js";
@@ -170,7 +171,9 @@ function computeTotals(tasks: readonly ReportTask[]): ReportTotals {
     retries: {
       attempts: earlier.length,
       totalTokens: earlier.reduce((total, attempt) => total + attempt.totalTokens, 0),
-      costUsd: roundUsd(earlier.reduce((total, attempt) => total + (attempt.costUsd ?? 0), 0)),
+      costUsd: roundMillionths(
+        earlier.reduce((total, attempt) => total + (attempt.costUsd ?? 0), 0),
+      ),
     },
   };
 }
@@ -204,7 +207,7 @@ export function sumRuns(runs: readonly ReportRun[]): RunSums {
       cacheReadInputTokens: sum((run) => run.usage.cacheReadInputTokens),
     },
     totalTokens: sum((run) => run.totalTokens),
-    costUsd: roundUsd(sum((run) => run.costUsd ?? 0)),
+    costUsd: roundMillionths(sum((run) => run.costUsd ?? 0)),
     unpricedTrials: runs.filter((run) => run.costUsd === null).length,
     durationMs: sum((run) => run.durationMs),
     changedFileCount: sum((run) => run.changedFileCount),
@@ -235,11 +238,6 @@ export function shownCostUsd(
   totals: Pick<ReportTotals, "trials" | "unpricedTrials" | "costUsd">,
 ): number | null {
   return totals.trials > 0 && totals.unpricedTrials === totals.trials ? null : totals.costUsd;
-}
-
-/** Rounds to a millionth of a dollar, so sums of float costs print and compare cleanly. */
-export function roundUsd(usd: number): number {
-  return Math.round(usd * 1e6) / 1e6;
 }
 
 function reportRun(run: RunSummary): ReportRun {

@@ -1,5 +1,5 @@
-import { formatCost, formatDuration } from "../format.js";
-import { roundUsd, shownCostUsd } from "./aggregate.js";
+import { formatCost, formatDuration, roundMillionths } from "../format.js";
+import { shownCostUsd } from "./aggregate.js";
 import { runLabel } from "./run-folders.js";
 import type { TaskSummary } from "./summary.js";
 
@@ -39,7 +39,7 @@ export function createBatchProgress(options: {
       const cost = shownCostUsd({
         trials: done,
         unpricedTrials: ended.filter((task) => task.costUsd === null).length,
-        costUsd: roundUsd(ended.reduce((sum, task) => sum + (task.costUsd ?? 0), 0)),
+        costUsd: roundMillionths(ended.reduce((sum, task) => sum + (task.costUsd ?? 0), 0)),
       });
       const spent = cost === null ? "cost unknown" : `${formatCost(cost)} spent`;
       const head = `[${done}/${options.taskCount}] done, ${failed} failed, ${spent}`;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { roundMillionths } from "../format.js";
 import type { ReportTotals } from "./aggregate.js";
 import type { PerTrial, ReportComparison, TaskComparison } from "./compare.js";
 import { FINGERPRINT_FIELDS } from "./fingerprint.js";
@@ -96,12 +97,12 @@ export function comparisonJson(comparison: ReportComparison, level: number): str
     base: sideJson(comparison.base.totals),
     new: sideJson(comparison.next.totals),
     mean_pass_rate: {
-      base: round(meanRate.base),
-      new: round(meanRate.next),
-      change: round(meanRate.delta),
+      base: roundMillionths(meanRate.base),
+      new: roundMillionths(meanRate.next),
+      change: roundMillionths(meanRate.delta),
       interval: {
-        low: round(meanRate.interval.low),
-        high: round(meanRate.interval.high),
+        low: roundMillionths(meanRate.interval.low),
+        high: roundMillionths(meanRate.interval.high),
         level: meanRate.interval.level,
       },
     },
@@ -140,24 +141,19 @@ function taskJson(task: TaskComparison): ComparisonJson["tasks"][number] {
     return {
       trials: report.trials,
       passed_trials: report.passedTrials,
-      pass_rate: round(report.passRate),
+      pass_rate: roundMillionths(report.passRate),
       flaky: report.isFlaky,
-      steps_per_trial: round(figures.steps),
-      tokens_per_trial: round(figures.totalTokens),
-      cost_usd_per_trial: figures.costUsd === null ? null : round(figures.costUsd),
+      steps_per_trial: roundMillionths(figures.steps),
+      tokens_per_trial: roundMillionths(figures.totalTokens),
+      cost_usd_per_trial: figures.costUsd === null ? null : roundMillionths(figures.costUsd),
     };
   };
   return {
     name: task.name,
     verdict: task.verdict,
-    p_drop: round(task.pDrop),
-    p_rise: round(task.pRise),
+    p_drop: roundMillionths(task.pDrop),
+    p_rise: roundMillionths(task.pRise),
     base: side("base"),
     new: side("next"),
   };
-}
-
-/** Six decimals, as report.json rounds its rates. */
-function round(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
 }

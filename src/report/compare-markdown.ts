@@ -1,4 +1,4 @@
-import { formatCost, formatCount } from "../format.js";
+import { formatCost, formatCount, roundMillionths } from "../format.js";
 import type { ReportTask } from "./aggregate.js";
 import {
   formatP,
@@ -244,7 +244,7 @@ function numberChange(before: number, after: number): string {
 }
 
 function costChange(before: number | null, after: number | null): string {
-  const delta = before === null || after === null ? 0 : Math.round((after - before) * 1e6) / 1e6;
+  const delta = before === null || after === null ? 0 : roundMillionths(after - before);
   if (delta === 0) return change(formatCost(before), formatCost(after));
   const sign = delta > 0 ? "+" : "-";
   return `${formatCost(before)} → ${formatCost(after)} (${sign}${formatCost(Math.abs(delta))})`;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { formatCount } from "../format.js";
-import { type Report, roundUsd } from "./aggregate.js";
+import { formatCount, roundMillionths } from "../format.js";
+import type { Report } from "./aggregate.js";
 import { runLabel } from "./run-folders.js";
 import type { TaskSummary } from "./summary.js";
 
@@ -40,7 +40,7 @@ export function stepOutputs(
     passed_trials: totals.passedTrials,
     pass_at_1: totals.estimates[0]?.passAtK ?? 0,
     flaky_tasks: totals.flakyTasks,
-    cost_usd: roundUsd(totals.costUsd + totals.retries.costUsd),
+    cost_usd: roundMillionths(totals.costUsd + totals.retries.costUsd),
     // As report.json's totals: `cost_usd` sums the known costs, these runs had none.
     unpriced_tasks: totals.unpricedTrials,
     report: join(outDir, "report.json"),

@@ -1,3 +1,4 @@
+import { roundMillionths } from "../format.js";
 // The batch's estimates over repeated trials: pass@k and pass^k with their unbiased estimators,
 // per task from its n trials of which c passed, then averaged over the tasks.
 
@@ -38,7 +39,7 @@ export function passEstimates(
   if (tasks.length === 0) return [];
   const maxK = Math.min(...tasks.map((task) => task.trials));
   const mean = (estimate: (n: number, c: number) => number) =>
-    round6(
+    roundMillionths(
       tasks.reduce((sum, task) => sum + estimate(task.trials, task.passedTrials), 0) / tasks.length,
     );
   return Array.from({ length: maxK }, (_, index) => {
@@ -49,9 +50,4 @@ export function passEstimates(
       passHatK: mean((n, c) => passHatK(n, c, k)),
     };
   });
-}
-
-/** Rounds to 6 decimals: the estimates print and compare without floating-point noise. */
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
 }

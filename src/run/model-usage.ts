@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../agent/events.js";
+import { roundMillionths } from "../format.js";
 import { addUsage, ZERO_USAGE } from "../model/model-client.js";
 import { type PricedModel, type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { ModelUsage } from "../transcript/result-line.js";
@@ -44,7 +45,7 @@ export function createModelUsageTally(
     entries: () =>
       [...byModel.values()].map((entry) => ({
         ...entry,
-        costUsd: entry.costUsd === null ? null : Math.round(entry.costUsd * 1e6) / 1e6,
+        costUsd: entry.costUsd === null ? null : roundMillionths(entry.costUsd),
       })),
   };
 }

@@ -1,4 +1,5 @@
 import type { RunResult, RunStatus } from "../agent/events.js";
+import { roundMillionths } from "../format.js";
 import type { Usage } from "../model/model-client.js";
 import type { PermissionDenialShape, ResultLineShape } from "./line-schemas.js";
 import { usageLine } from "./lines.js";
@@ -88,7 +89,7 @@ export function resultLine(info: ResultInfo): ResultLineShape {
     duration_api_ms: result.apiDurationMs,
     num_turns: result.steps,
     result: result.finalText,
-    total_cost_usd: info.costUsd ?? Math.round(knownCost * 1e6) / 1e6,
+    total_cost_usd: info.costUsd ?? roundMillionths(knownCost),
     unpriced_models: entries.filter((entry) => entry.costUsd === null).map((entry) => entry.model),
     usage: resultUsage(result.usage),
     modelUsage: Object.fromEntries(
