@@ -57,3 +57,8 @@ export class TranscriptError extends AgentRunError {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Whether `error` is an Error whose `code` (a Node system error's, say `ENOENT`) is one of `codes`. */
+export function hasErrorCode(error: unknown, ...codes: readonly string[]): boolean {
+  return error instanceof Error && "code" in error && codes.some((code) => error.code === code);
+}

@@ -92,23 +92,23 @@ export class Budget {
     if (above !== undefined) return above;
     const tokens = totalTokens(this.#usage);
     if (tokens > this.#limits.maxTokens)
-      return this.#hit({ limit: "max_tokens", used: tokens, max: this.#limits.maxTokens });
+      return this.withDepth({ limit: "max_tokens", used: tokens, max: this.#limits.maxTokens });
     return this.#costHit((spent, max) => spent > max);
   }
 
   #ownHitBeforeCall(): LimitHit | undefined {
     if (this.#steps >= this.#limits.maxSteps) {
-      return this.#hit({ limit: "max_steps", used: this.#steps, max: this.#limits.maxSteps });
+      return this.withDepth({ limit: "max_steps", used: this.#steps, max: this.#limits.maxSteps });
     }
     const tokens = totalTokens(this.#usage);
     if (tokens >= this.#limits.maxTokens) {
-      return this.#hit({ limit: "max_tokens", used: tokens, max: this.#limits.maxTokens });
+      return this.withDepth({ limit: "max_tokens", used: tokens, max: this.#limits.maxTokens });
     }
     return this.#costHit((spent, max) => spent >= max);
   }
 
   /** The hit, marked with this budget's depth when it is a subagent's. */
-  #hit(hit: LimitHit): LimitHit {
+  withDepth(hit: LimitHit): LimitHit {
     return this.depth === 0 ? hit : { ...hit, depth: this.depth };
   }
 
@@ -116,12 +116,13 @@ export class Budget {
   #costHit(isHit: (spent: number, max: number) => boolean): LimitHit | undefined {
     const max = this.#limits.maxCostUsd;
     if (max === undefined) return undefined;
-    if (this.#spentUsd === null) return this.#hit({ limit: "max_cost", used: Number.NaN, max });
+    if (this.#spentUsd === null)
+      return this.withDepth({ limit: "max_cost", used: Number.NaN, max });
     // Compared to the nano-dollar, finer than it is reported: a total rounded down to the cap
     // would let a run spend a little past it.
     const isOver = isHit(Math.round(this.#spentUsd * 1e9) / 1e9, max);
     return isOver
-      ? this.#hit({ limit: "max_cost", used: roundMillionths(this.#spentUsd), max })
+      ? this.withDepth({ limit: "max_cost", used: roundMillionths(this.#spentUsd), max })
       : undefined;
   }
 }

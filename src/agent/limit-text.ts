@@ -88,13 +88,3 @@ function seconds(ms: number): string {
 function assertNever(value: never): never {
   throw new Error(`unexpected limit: ${String(value)}`);
 }
-
-/** JSON with object keys sorted, so equal inputs give equal text. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}

@@ -23,7 +23,7 @@ import {
   endWithFinalReply,
 } from "./run-end.js";
 import type { Placement, RunAgentOptions, RunState } from "./run-state.js";
-import { createTaskTool } from "./subagent.js";
+import { createTaskTool, tagged } from "./subagent.js";
 import { runToolCalls } from "./tool-calls.js";
 
 /** Told to the model when its reply hit `max_output_tokens` before it finished. */
@@ -43,8 +43,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 /** The loop of one agent: the top-level one, or a subagent (`placement.origin`). */
 async function runLoop(options: RunAgentOptions, placement: Placement): Promise<RunResult> {
   const { origin } = placement;
-  const emit = (event: AgentEvent) =>
-    options.onEvent(origin === undefined ? event : { ...event, subagent: origin });
+  const emit = (event: AgentEvent) => options.onEvent(tagged(origin, event));
   const state: RunState = {
     options,
     budget: placement.budget,
@@ -141,10 +140,7 @@ async function takeTurn(state: RunState): Promise<RunResult | undefined> {
     isStopped: () => state.stoppedBy !== undefined,
   });
   // The loop guard is this agent's own: a subagent's stops the subagent, not the run.
-  if (loop !== undefined) {
-    const { depth } = state.budget;
-    return endAtLimit(state, depth === 0 ? loop : { ...loop, depth });
-  }
+  if (loop !== undefined) return endAtLimit(state, state.budget.withDepth(loop));
   if (options.signal.aborted) return endAborted(state);
   if (state.stoppedBy !== undefined) return endStoppedBy(state, state.stoppedBy);
   push(state, { role: "user", content: results });

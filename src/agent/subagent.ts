@@ -130,12 +130,6 @@ async function runSubagent(
       system: ctx.settings.systemFor(names),
       prompt,
       tools: tools.tools,
-      limits: {
-        ...ctx.options.limits,
-        maxSteps,
-        maxTokens: Number.POSITIVE_INFINITY,
-        maxCostUsd: undefined,
-      },
       onEvent: count,
       subagents: tools.withTask ? ctx.settings : undefined,
       // Its final message is a report to the calling agent, never the task's structured output.
@@ -204,6 +198,6 @@ function toolResultOf(result: RunResult, depth: number, ctx: TaskToolContext): T
 }
 
 /** The event as the calling agent reports it: tagged with its own origin when it is a subagent. */
-function tagged(origin: SubagentOrigin | undefined, event: AgentEvent): AgentEvent {
+export function tagged(origin: SubagentOrigin | undefined, event: AgentEvent): AgentEvent {
   return origin === undefined ? event : { ...event, subagent: origin };
 }

@@ -7,9 +7,9 @@ import {
 } from "../model/model-client.js";
 import { PROTOCOL_ERROR_TOOL, protocolErrorOf } from "../model/protocol-error.js";
 import { MAX_TOOL_INPUT_DEPTH } from "../model/reply-limits.js";
+import { stableJson } from "../stable-json.js";
 import { type Tool, ToolError, type ToolResult } from "../tools/define-tool.js";
 import type { AgentEvent, LimitHit } from "./events.js";
-import { stableJson } from "./limit-text.js";
 
 /**
  * Longest error message of a failed call the model gets (a tool's `ToolError`, or what it threw):

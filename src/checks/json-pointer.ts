@@ -4,7 +4,8 @@
 /** RFC 6901's grammar: nothing, or segments each after a `/`, with `~` only as `~0` or `~1`. */
 export const JSON_POINTER_PATTERN = "^(?:/(?:[^~/]|~[01])*)*$";
 
-const POINTER = new RegExp(JSON_POINTER_PATTERN, "u");
+/** The pattern, compiled. */
+export const JSON_POINTER = new RegExp(JSON_POINTER_PATTERN, "u");
 
 /** The rule in words, for a task file's author. */
 export const JSON_POINTER_RULE =
@@ -12,7 +13,7 @@ export const JSON_POINTER_RULE =
 
 /** How to fix `text` when it is not a JSON Pointer; undefined when it is one. */
 export function jsonPointerHint(text: string): string | undefined {
-  if (POINTER.test(text)) return undefined;
+  if (JSON_POINTER.test(text)) return undefined;
   return text.startsWith("/") ? 'a "~" must be followed by 0 or 1' : 'start it with "/"';
 }
 

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { ConfigError, messageOf } from "../errors.js";
+import { ConfigError, hasErrorCode, messageOf } from "../errors.js";
 
 /**
  * What is at a path the user gave (links followed): a folder, a file, or nothing. Any other
@@ -16,9 +16,5 @@ export async function pathKind(path: string): Promise<"file" | "folder" | "missi
 }
 
 function isMissing(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    "code" in error &&
-    (error.code === "ENOENT" || error.code === "ENOTDIR")
-  );
+  return hasErrorCode(error, "ENOENT", "ENOTDIR");
 }

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import { messageOf } from "../errors.js";
+import { hasErrorCode, messageOf } from "../errors.js";
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -48,8 +48,8 @@ async function readBytes(
   try {
     handle = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
-    if (hasCode(error, "ENOENT")) return undefined;
-    if (hasCode(error, "ELOOP")) return { problem: "it is a symbolic link; not followed" };
+    if (hasErrorCode(error, "ENOENT")) return undefined;
+    if (hasErrorCode(error, "ELOOP")) return { problem: "it is a symbolic link; not followed" };
     return { problem: messageOf(error) };
   }
   try {
@@ -69,8 +69,4 @@ async function readBytes(
   } finally {
     await handle.close();
   }
-}
-
-function hasCode(error: unknown, code: string): boolean {
-  return error instanceof Error && "code" in error && error.code === code;
 }

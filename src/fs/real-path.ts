@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { hasErrorCode } from "../errors.js";
 
 /**
  * The real path of `path` even when its tail does not exist yet: the nearest existing ancestor is
@@ -43,5 +44,5 @@ export function relativeIfInside(path: string, root: string): string {
 }
 
 function isMissing(error: unknown): boolean {
-  return error instanceof Error && "code" in error && error.code === "ENOENT";
+  return hasErrorCode(error, "ENOENT");
 }

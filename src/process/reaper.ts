@@ -1,3 +1,4 @@
+import { hasErrorCode } from "../errors.js";
 import { type Listener, startListener } from "./run-process.js";
 
 // agent-run kills a command's process group when the command ends, times out or is cancelled. If
@@ -61,6 +62,6 @@ export function killProcessGroup(pgid: number): "killed" | "gone" {
     return "killed";
   } catch (error) {
     // ESRCH: no process is left in the group. Anything else (EPERM) may be tried again.
-    return error instanceof Error && "code" in error && error.code === "ESRCH" ? "gone" : "killed";
+    return hasErrorCode(error, "ESRCH") ? "gone" : "killed";
   }
 }

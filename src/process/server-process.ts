@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
-import { killProcessGroup, trackGroup, untrackGroup } from "./reaper.js";
+import { within } from "../timer.js";
+import { guardGroup, OUTPUT_GRACE_MS } from "./process-group.js";
 import { type CommandEnd, startCommand } from "./run-process.js";
 
 // A long-lived process agent-run talks to over stdin and stdout (an MCP server). It starts like
@@ -7,9 +8,6 @@ import { type CommandEnd, startCommand } from "./run-process.js";
 // leader of a process group of its own: stopping it kills the group, so nothing it started is left
 // behind, and the reaper kills the group if agent-run dies first. What it writes to stderr is kept
 // only as a bounded tail, for error messages.
-
-/** How long output may keep arriving after the process exited before its pipes are closed. */
-const OUTPUT_GRACE_MS = 300;
 
 /** How long `stop` waits for the killed process's pipes to close. */
 const STOP_WAIT_MS = 2_000;
@@ -77,30 +75,10 @@ export function startServerProcess(
   });
   const stop = async () => {
     group.kill();
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, STOP_WAIT_MS);
-    });
-    await Promise.race([started.ended, waited]);
-    clearTimeout(timer);
+    await within(started.ended, STOP_WAIT_MS);
     closeOutput();
     group.kill();
     group.release();
   };
   return { ...base, pid, stop };
-}
-
-/** The process group led by `pid`, held by the reaper until released. */
-function guardGroup(pid: number) {
-  trackGroup(pid);
-  // Once the group is empty it stays gone for us: its id may later be reused by an unrelated group.
-  let isGone = false;
-  return {
-    kill() {
-      if (!isGone) isGone = killProcessGroup(pid) === "gone";
-    },
-    release() {
-      untrackGroup(pid);
-    },
-  };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JSON_POINTER_PATTERN } from "../checks/json-pointer.js";
+import { JSON_POINTER } from "../checks/json-pointer.js";
 import type { Check } from "../checks/types.js";
 import { TranscriptError } from "../errors.js";
 
@@ -25,7 +25,7 @@ const RecordedCheckSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("output_equals"),
     ...Base,
-    pointer: z.string().regex(new RegExp(JSON_POINTER_PATTERN, "u")),
+    pointer: z.string().regex(JSON_POINTER),
     value: z.json(),
   }),
 ]);

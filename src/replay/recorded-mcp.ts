@@ -2,8 +2,9 @@ import { z } from "zod";
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
 import { MCP_SERVER_NAME_PATTERN } from "../task/mcp-schema.js";
+import { API_TOOL_NAME, MCP_TOOL_PREFIX } from "../tools/command-tool-spec.js";
 import {
-  API_TOOL_NAME,
+  MAX_SCHEMA_DEPTH,
   type McpServerConfig,
   type McpToolSpec,
   mcpToolName,
@@ -41,9 +42,6 @@ export function toMcpServerConfigs(
     timeoutMs: server.timeout_ms,
   }));
 }
-
-/** Deepest input schema read back (as `selectTools` offers them). */
-const MAX_SCHEMA_DEPTH = 32;
 
 const RecordedToolSchema = z.looseObject({
   name: z.string(),
@@ -99,5 +97,5 @@ export type RecordedMcpCall = {
 
 /** Whether a recorded tool name is an MCP server's tool. */
 export function isMcpToolName(name: string): boolean {
-  return name.startsWith("mcp__");
+  return name.startsWith(MCP_TOOL_PREFIX);
 }

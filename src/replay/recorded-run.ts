@@ -12,7 +12,11 @@ import {
 import { apiKeyEnvField, baseUrlField, CompatSchema } from "../task/provider-schema.js";
 import { toCompat } from "../task/resolve-provider.js";
 import { NameSchema, TASK_NAME_PATTERN, TASK_NAME_RULE, type Task } from "../task/schema.js";
-import { DEFAULT_SUBAGENTS } from "../task/subagents-schema.js";
+import {
+  DEFAULT_SUBAGENTS,
+  MAX_SUBAGENT_DEPTH,
+  MAX_SUBAGENT_STEPS,
+} from "../task/subagents-schema.js";
 import { compileOutputSchema } from "../tools/input-schema.js";
 import type { McpToolSpec } from "../tools/mcp-tools.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../tools/sandbox.js";
@@ -107,8 +111,8 @@ const RecordedTaskSchema = z.looseObject({
   tools: z.array(z.enum(TOOL_NAMES)),
   subagents: z
     .object({
-      max_steps: z.number().int().positive().max(100_000),
-      max_depth: z.number().int().positive().max(5),
+      max_steps: z.number().int().positive().max(MAX_SUBAGENT_STEPS),
+      max_depth: z.number().int().positive().max(MAX_SUBAGENT_DEPTH),
     })
     .prefault({ max_steps: DEFAULT_SUBAGENTS.maxSteps, max_depth: DEFAULT_SUBAGENTS.maxDepth }),
   provider: RecordedProviderSchema,

@@ -91,10 +91,10 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayOutcome> 
     baseEnv: options.baseEnv,
     signal: AbortSignal.any([options.signal, ending.signal]),
     checkSignal: options.signal,
-    gate: () =>
+    gate:
       options.next === undefined && !isPartial
-        ? recordedTimeout(recorded, served, task)
-        : undefined,
+        ? recordedTimeout(recorded, () => served, task)
+        : () => undefined,
     onEvent: (event) => {
       tracker.onEvent(event);
       options.onEvent?.(event);
@@ -189,12 +189,19 @@ function replayedTask(options: ReplayOptions, isPartial: boolean): Task {
 /**
  * A recorded run that timed out is replayed to the same point: once its replies (its subagents'
  * too) are all served, the next call is refused as the timeout (the replayed tools may have run
- * faster).
+ * faster). The gate asked before every model call; the replies are counted once, here.
  */
-function recordedTimeout(recorded: RecordedRun, served: number, task: Task): LimitHit | undefined {
-  if (recorded.ending?.status !== "timeout") return undefined;
-  if (served < allRecordedReplies(recorded).length) return undefined;
-  return { limit: "timeout", used: task.limits.timeoutMs, max: task.limits.timeoutMs };
+function recordedTimeout(
+  recorded: RecordedRun,
+  served: () => number,
+  task: Task,
+): () => LimitHit | undefined {
+  if (recorded.ending?.status !== "timeout") return () => undefined;
+  const replies = allRecordedReplies(recorded).length;
+  return () =>
+    served() < replies
+      ? undefined
+      : { limit: "timeout", used: task.limits.timeoutMs, max: task.limits.timeoutMs };
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type McpCall,
   type McpRecording,
   type McpServerStatus,
+  mcpToolName,
   mcpTools,
   replayedCall,
 } from "../tools/mcp-tools.js";
@@ -106,7 +107,7 @@ function failedStatus(name: string, error: string): McpServerStatus {
 /** The answer of every call when the servers could not be started at all. */
 function notRunning(servers: readonly McpServerStatus[]): McpCall {
   return async (server, tool) => ({
-    content: `mcp__${server}__${tool}: MCP server "${server}" is not running: ${servers.find((status) => status.name === server)?.error ?? "it did not start"}`,
+    content: `${mcpToolName(server, tool)}: MCP server "${server}" is not running: ${servers.find((status) => status.name === server)?.error ?? "it did not start"}`,
     isError: true,
   });
 }

@@ -2,8 +2,14 @@ import { compileCheckPattern } from "../checks/check-pattern.js";
 import { shown } from "../checks/output-check.js";
 import type { Check } from "../checks/types.js";
 import { type CheckItem, DEFAULT_CHECK_TIMEOUT_MS } from "./checks-schema.js";
+import type { TaskFile } from "./schema.js";
 import { durationMs } from "./schema-fields.js";
 import type { Locator } from "./yaml-locator.js";
+
+/** The indexes of the task's checks of one kind: those that set the `kind` key. */
+export function checksOfKind(data: TaskFile, kind: keyof CheckItem): number[] {
+  return (data.checks ?? []).flatMap((check, index) => (check[kind] === undefined ? [] : [index]));
+}
 
 /** Longest default name; longer commands and texts are cut with "…". */
 const MAX_DEFAULT_NAME_CHARS = 80;

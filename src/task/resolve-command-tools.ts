@@ -5,7 +5,7 @@ import { compileInputSchema } from "../tools/input-schema.js";
 import type { TaskFile } from "./schema.js";
 import { schemaCompileProblem } from "./schema-compile-problem.js";
 import { durationMs } from "./schema-fields.js";
-import type { Locator } from "./yaml-locator.js";
+import { type Locator, problemAt } from "./yaml-locator.js";
 
 /**
  * The task's `command_tools:` as specs, each with its list item's line, and what the schema alone
@@ -21,10 +21,6 @@ export function resolveCommandTools(
   const policy = { allow: data.bash?.allow ?? [], deny: data.bash?.deny ?? [] };
   const problems: TaskFileProblem[] = [];
   const commandTools = (data.command_tools ?? []).map((item, index): CommandToolSpec => {
-    const at = (field: string) => {
-      const path = ["command_tools", index, field] as const;
-      return { file, ...locator.value(path), path: `command_tools[${index}].${field}` };
-    };
     const compiled = compileInputSchema(item.input_schema);
     if (!compiled.ok) {
       const schemaAt = ["command_tools", index, "input_schema"];
@@ -36,7 +32,9 @@ export function resolveCommandTools(
         ? "change its command"
         : "change its command, or the pattern that refuses it";
       const message = `refused by ${verdict.rule}, so the tool could never run; ${fix}`;
-      problems.push({ ...at("command"), message });
+      problems.push(
+        problemAt(file, locator, ["command_tools", index, "command"], message, "value"),
+      );
     }
     return {
       name: item.name,

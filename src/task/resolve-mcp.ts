@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { TaskFileProblem } from "../errors.js";
-import { API_TOOL_NAME, type McpServerConfig, mcpToolName } from "../tools/mcp-tools.js";
+import { API_TOOL_NAME } from "../tools/command-tool-spec.js";
+import { type McpServerConfig, mcpToolName } from "../tools/mcp-tools.js";
 import { DEFAULT_MCP_STARTUP_TIMEOUT_MS } from "./mcp-schema.js";
 import type { TaskFile } from "./schema.js";
 import { durationMs } from "./schema-fields.js";
-import type { Locator } from "./yaml-locator.js";
+import { type Locator, problemAt } from "./yaml-locator.js";
 
 /**
  * The task file's `mcp_servers` in file order: durations in milliseconds (a call's limit defaults
@@ -23,23 +24,16 @@ export function resolveMcpServers(
     for (const [index, tool] of (server.tools ?? []).entries()) {
       const fullName = mcpToolName(name, tool);
       if (API_TOOL_NAME.test(fullName)) continue;
-      const path = ["mcp_servers", name, "tools", index];
-      problems.push({
-        file,
-        ...locator.value(path),
-        path: `mcp_servers.${name}.tools[${index}]`,
-        message: `the model would see this tool as "${fullName}", ${fullName.length} characters, past the API's 64; shorten the server's name`,
-      });
+      const message = `the model would see this tool as "${fullName}", ${fullName.length} characters, past the API's 64; shorten the server's name`;
+      problems.push(
+        problemAt(file, locator, ["mcp_servers", name, "tools", index], message, "value"),
+      );
     }
     const command = commandPath(dirname(file), server.command);
     // A path is checked now, as the workspace is: a program name is found on PATH when it starts.
     if (command.includes("/") && !existsSync(command)) {
-      problems.push({
-        file,
-        ...locator.value(["mcp_servers", name, "command"]),
-        path: `mcp_servers.${name}.command`,
-        message: `${JSON.stringify(command)} does not exist; a command with a "/" is relative to the task file's folder`,
-      });
+      const message = `${JSON.stringify(command)} does not exist; a command with a "/" is relative to the task file's folder`;
+      problems.push(problemAt(file, locator, ["mcp_servers", name, "command"], message, "value"));
     }
     return {
       name,

@@ -1,9 +1,10 @@
 import type { TaskFileProblem } from "../errors.js";
 import { compileOutputSchema } from "../tools/input-schema.js";
 import { DEFAULT_OUTPUT_RETRIES, type TaskOutput } from "./output-schema.js";
+import { checksOfKind } from "./resolve-checks.js";
 import type { TaskFile } from "./schema.js";
 import { schemaCompileProblem } from "./schema-compile-problem.js";
-import type { Locator } from "./yaml-locator.js";
+import { type Locator, problemAt } from "./yaml-locator.js";
 
 /**
  * The task's structured output, and what the schema alone cannot see: an `output_schema` that
@@ -20,17 +21,12 @@ export function resolveOutput(
   if (schema === undefined) {
     if (data.output_retries !== undefined) {
       const message = "bounds the retries of output_schema, which this task does not have; add one";
-      problems.push({ file, ...locator.key(["output_retries"]), path: "output_retries", message });
+      problems.push(problemAt(file, locator, ["output_retries"], message, "key"));
     }
-    for (const [index, check] of (data.checks ?? []).entries()) {
-      if (check.output_equals === undefined) continue;
-      problems.push({
-        file,
-        ...locator.value(["checks", index, "output_equals"]),
-        path: `checks[${index}].output_equals`,
-        message:
-          "checks the structured output, which only a task with output_schema has; add output_schema",
-      });
+    for (const index of checksOfKind(data, "output_equals")) {
+      const message =
+        "checks the structured output, which only a task with output_schema has; add output_schema";
+      problems.push(problemAt(file, locator, ["checks", index, "output_equals"], message, "value"));
     }
     return { output: undefined, problems };
   }

@@ -1,6 +1,7 @@
 import type { TaskFileProblem } from "../errors.js";
+import { checksOfKind } from "./resolve-checks.js";
 import type { TaskFile } from "./schema.js";
-import type { Locator } from "./yaml-locator.js";
+import { type Locator, problemAt } from "./yaml-locator.js";
 
 /**
  * The task's tools that do not fit together, each where it was written: `todo_read` without
@@ -13,30 +14,17 @@ export function toolProblems(file: string, data: TaskFile, locator: Locator): Ta
   const hasPlan = tools?.includes("todo_write") === true;
   const readAt = tools?.indexOf("todo_read") ?? -1;
   if (readAt !== -1 && !hasPlan) {
-    problems.push({
-      file,
-      ...locator.value(["tools", readAt]),
-      path: `tools[${readAt}]`,
-      message: "todo_read reads the plan that todo_write writes; add todo_write to tools",
-    });
+    const message = "todo_read reads the plan that todo_write writes; add todo_write to tools";
+    problems.push(problemAt(file, locator, ["tools", readAt], message, "value"));
   }
-  for (const [index, check] of (data.checks ?? []).entries()) {
-    if (check.plan_complete === undefined || hasPlan) continue;
-    problems.push({
-      file,
-      ...locator.value(["checks", index, "plan_complete"]),
-      path: `checks[${index}].plan_complete`,
-      message:
-        "plan_complete checks the plan that the todo_write tool keeps, which this task does not offer; add todo_write to tools",
-    });
+  for (const index of hasPlan ? [] : checksOfKind(data, "plan_complete")) {
+    const message =
+      "plan_complete checks the plan that the todo_write tool keeps, which this task does not offer; add todo_write to tools";
+    problems.push(problemAt(file, locator, ["checks", index, "plan_complete"], message, "value"));
   }
   if (data.subagents !== undefined && tools?.includes("task") !== true) {
-    problems.push({
-      file,
-      ...locator.key(["subagents"]),
-      path: "subagents",
-      message: "sets up the task tool, which this task does not offer; add task to tools",
-    });
+    const message = "sets up the task tool, which this task does not offer; add task to tools";
+    problems.push(problemAt(file, locator, ["subagents"], message, "key"));
   }
   return problems;
 }

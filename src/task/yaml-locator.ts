@@ -1,4 +1,5 @@
 import { type Document, isMap, isNode, isScalar, isSeq, type LineCounter } from "yaml";
+import type { TaskFileProblem } from "../errors.js";
 
 /** A 1-based place in a task file, the way editors and compilers count. */
 export type Position = { line: number; column: number };
@@ -19,6 +20,17 @@ export function formatPath(path: readonly PropertyKey[]): string {
       return index === 0 ? String(segment) : `.${String(segment)}`;
     })
     .join("");
+}
+
+/** A problem with the field at `path`, pointing at its key or its value. */
+export function problemAt(
+  file: string,
+  locator: Locator,
+  path: readonly PropertyKey[],
+  message: string,
+  where: "key" | "value",
+): TaskFileProblem {
+  return { file, ...locator[where](path), path: formatPath(path), message };
 }
 
 /** Start of the file: where whole-file problems point. */

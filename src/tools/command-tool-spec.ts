@@ -19,7 +19,7 @@ export type CommandToolSpec = {
 };
 
 /** The Messages API's rule for tool names (OpenAI's for function names too). */
-const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+export const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Names starting with this belong to MCP servers' tools (`mcp__server__tool`, as Claude Code names them). */
 export const MCP_TOOL_PREFIX = "mcp__";
@@ -29,7 +29,7 @@ export const COMMAND_TOOL_NAME_SCHEMA_PATTERN = `^(?!${MCP_TOOL_PREFIX})[a-zA-Z0
 
 /** Why `name` cannot name a command tool (the API's rule, a built-in tool, the MCP prefix), or undefined. */
 export function commandToolNameProblem(name: string): string | undefined {
-  if (!TOOL_NAME_PATTERN.test(name)) {
+  if (!API_TOOL_NAME.test(name)) {
     return `expected 1 to 64 letters, digits, '_' or '-' (the API's rule for tool names), got ${JSON.stringify(clipName(name))}`;
   }
   if (TOOL_NAMES.some((builtIn) => builtIn === name)) {

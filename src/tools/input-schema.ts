@@ -11,6 +11,7 @@ import { RE2JS } from "re2js";
 import { closestName } from "../closest-name.js";
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
+import { stableJson } from "../stable-json.js";
 
 // The one home of ajv: the JSON Schemas a task writes (its command tools' input, its
 // `output_schema`), compiled when the task is loaded (or read back from a transcript), and what
@@ -101,7 +102,7 @@ const hasUniqueItems: SchemaValidateFunction = (isUnique: unknown, items: unknow
   if (isUnique !== true || !Array.isArray(items)) return true;
   const seen = new Map<string, number>();
   for (const [index, item] of items.entries()) {
-    const key = canonicalJson(item);
+    const key = stableJson(item);
     const first = seen.get(key);
     if (first !== undefined) {
       const message = `must NOT have duplicate items (items ## ${first} and ${index} are identical)`;
@@ -120,14 +121,6 @@ const LINEAR_UNIQUE_ITEMS: FuncKeywordDefinition = {
   errors: true,
   validate: hasUniqueItems,
 };
-
-/** JSON with every object's members sorted: two values are equal as JSON when these are. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
-  const members = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${members.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-}
 
 /** The draft a schema's `$schema` names, or why it names none agent-run knows. */
 function draftOf(schema: Record<string, unknown>): Draft | { message: string } {

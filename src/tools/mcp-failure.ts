@@ -2,6 +2,7 @@ import { messageOf } from "../errors.js";
 import { formatDuration, oneLine } from "../format.js";
 import type { CommandEnd } from "../process/run-process.js";
 import type { ServerProcess } from "../process/server-process.js";
+import { within } from "../timer.js";
 
 // Why an MCP server failed, in words for the init line and the model. A server's stderr and
 // error messages are hostile: only their last lines are quoted, each cut and on one line, with
@@ -47,19 +48,6 @@ async function endOf(
     exitWaitMs,
   );
   return hasExited === true ? within(process.ended, END_WAIT_MS) : undefined;
-}
-
-/** `promise`'s value, or undefined when it takes longer than `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, waited]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function describeHow(end: CommandEnd | undefined): string {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { formatDuration } from "../format.js";
 import { type ServerProcess, startServerProcess } from "../process/server-process.js";
-import { MAX_TIMER_MS } from "../timer.js";
+import { MAX_TIMER_MS, within } from "../timer.js";
 import type { Tool, ToolContext, ToolResult } from "./define-tool.js";
 import { connectMcp, type McpConnection } from "./mcp-client.js";
 import { resultText } from "./mcp-content.js";
@@ -278,16 +278,7 @@ async function stopOne(server: Running): Promise<void> {
   try {
     await server.connection?.close();
     const exited = server.process?.exited;
-    if (exited !== undefined) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        exited,
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, CLOSE_GRACE_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    if (exited !== undefined) await within(exited, CLOSE_GRACE_MS);
   } finally {
     await server.process?.stop();
   }

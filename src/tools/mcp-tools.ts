@@ -1,5 +1,6 @@
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
+import { API_TOOL_NAME, MCP_TOOL_PREFIX } from "./command-tool-spec.js";
 import type { Tool, ToolContext, ToolResult } from "./define-tool.js";
 
 // MCP servers' tools as the loop sees them: named `mcp__<server>__<tool>`, chosen by the task's
@@ -69,12 +70,9 @@ export type McpCall = (
   ctx: ToolContext,
 ) => Promise<ToolResult>;
 
-/** The names the model APIs accept for a tool. */
-export const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /** The name the model sees for a server's tool. */
 export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool}`;
+  return `${MCP_TOOL_PREFIX}${server}__${tool}`;
 }
 
 /** Most tools one server may offer; a longer list is cut, and the status says so. */
@@ -85,7 +83,7 @@ const MAX_DESCRIPTION_CHARS = 2_048;
 
 /** Largest input schema (as JSON) and deepest nesting a tool may have to be offered. */
 const MAX_SCHEMA_CHARS = 64 * 1024;
-const MAX_SCHEMA_DEPTH = 32;
+export const MAX_SCHEMA_DEPTH = 32;
 
 /** A tool as a server listed it: every field is the server's word. */
 export type ListedTool = { name: string; description?: string | undefined; inputSchema: object };

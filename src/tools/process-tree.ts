@@ -1,8 +1,5 @@
 import type { Readable } from "node:stream";
-import { killProcessGroup, trackGroup, untrackGroup } from "../process/reaper.js";
-
-/** How long output may keep arriving after the shell has exited before the pipes are closed. */
-const OUTPUT_GRACE_MS = 300;
+import { guardGroup, OUTPUT_GRACE_MS } from "../process/process-group.js";
 
 /** Said when the pipes had to be closed while something still held them open. */
 export const OUTPUT_CUT_NOTE =
@@ -46,12 +43,8 @@ export function closeOutputAfterExit(
  * Until then the reaper holds the group too, and kills it if agent-run dies first.
  */
 export function guardProcessTree(pid: number, timeoutMs: number, signal: AbortSignal) {
-  trackGroup(pid);
-  // Once the group is empty it stays gone for us: its id may later be reused by an unrelated group.
-  let isGone = false;
-  const kill = () => {
-    if (!isGone) isGone = killProcessGroup(pid) === "gone";
-  };
+  const group = guardGroup(pid);
+  const kill = group.kill;
   let hasTimedOut = false;
   const timer = setTimeout(() => {
     hasTimedOut = true;
@@ -67,7 +60,7 @@ export function guardProcessTree(pid: number, timeoutMs: number, signal: AbortSi
       clearTimeout(timer);
       signal.removeEventListener("abort", kill);
       kill();
-      untrackGroup(pid);
+      group.release();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RUN_STATUSES } from "../agent/events.js";
+import { PLAN_STATUSES } from "../tools/plan-store.js";
 import { StepSchema } from "./step-schema.js";
 
 // The lines of plans and subagents (see line-schemas.ts, which adds the fields every line has).
@@ -7,7 +8,7 @@ import { StepSchema } from "./step-schema.js";
 /** Where a plan item stands, as `todo_write` takes it. */
 const PlanItemSchema = z.object({
   content: z.string(),
-  status: z.enum(["pending", "in_progress", "completed"]),
+  status: z.enum(PLAN_STATUSES),
 });
 
 /** The agent's plan after a `todo_write` call (agent-run's own line). */

@@ -1,5 +1,6 @@
 import type { AgentEvent, RunStatus } from "../agent/events.js";
 import { totalTokens } from "../model/model-client.js";
+import { completedCount } from "../tools/plan-store.js";
 import type {
   PlanLineShape,
   TaskNotificationLineShape,
@@ -17,7 +18,7 @@ export function planLine(event: EventOf<"plan_updated">): PlanLineShape {
     step: event.step,
     parent_tool_use_id: null,
     items: event.items.map((item) => ({ content: item.content, status: item.status })),
-    completed: event.items.filter((item) => item.status === "completed").length,
+    completed: completedCount(event.items),
     total: event.items.length,
   };
 }

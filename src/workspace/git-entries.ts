@@ -1,6 +1,7 @@
 import { type Dirent, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { hasErrorCode } from "../errors.js";
 import { isSameOrInside } from "../fs/real-path.js";
 
 /** Folders the walk reads at most; past it, it fails rather than miss a `.git`. */
@@ -72,7 +73,7 @@ async function readFolder(folder: Buffer): Promise<Dirent<Buffer>[] | Error> {
   try {
     return await readdir(folder, { withFileTypes: true, encoding: "buffer" });
   } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") return [];
+    if (hasErrorCode(error, "ENOENT")) return [];
     return new Error(
       `cannot read the folder ${folder.toString("utf8")} (${error instanceof Error && "code" in error ? String(error.code) : "error"}): what changed in it cannot be told`,
     );
