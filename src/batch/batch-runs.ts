@@ -2,7 +2,7 @@ import { isInfrastructureError } from "../agent/events.js";
 import { runLabel } from "../report/run-folders.js";
 import type { TaskSummary } from "../report/summary.js";
 import type { Task } from "../task/schema.js";
-import type { EarlierAttempt, Trial } from "../transcript/trials.js";
+import type { Trial } from "../transcript/trials.js";
 
 // What a batch runs: each task once, or each of its trials; and each trial again after a
 // failure on infrastructure (`--retry-errors`).
@@ -25,11 +25,6 @@ export function batchRuns(tasks: readonly Task[]): BatchRun[] {
 export function labelOf(run: BatchRun): string {
   return runLabel({ name: run.task.name, trial: run.trial });
 }
-
-/** Which attempt at a trial a run is, after which earlier ones (failed on infrastructure). */
-export type Attempt = { number: number; earlier: readonly EarlierAttempt[] };
-
-export const FIRST_ATTEMPT: Attempt = { number: 1, earlier: [] };
 
 /**
  * Whether an attempt runs again: it ended `error` on infrastructure (see `ErrorKind`; never a

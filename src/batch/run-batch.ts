@@ -15,14 +15,7 @@ import type { Sandbox } from "../tools/sandbox.js";
 import type { EarlierAttempt, Trial } from "../transcript/trials.js";
 import type { BatchBudget } from "./batch-budget.js";
 import type { BatchLog } from "./batch-log.js";
-import {
-  type Attempt,
-  type BatchRun,
-  batchRuns,
-  FIRST_ATTEMPT,
-  isRetried,
-  labelOf,
-} from "./batch-runs.js";
+import { type BatchRun, batchRuns, isRetried, labelOf } from "./batch-runs.js";
 import { mapWithConcurrency } from "./task-pool.js";
 
 /** Everything a batch needs, validated before its first task starts. */
@@ -85,7 +78,7 @@ export async function runBatch(
     if (task.trials > 1) await clearRunDir(join(batch.outDir, task.name), []);
   }
   for (const run of runs) {
-    const options = runOptions(run, FIRST_ATTEMPT, batch.modelOf(run.task), context);
+    const options = runOptions(run, [], batch.modelOf(run.task), context);
     await notStarted(options, PENDING);
   }
   const summaries = await mapWithConcurrency(runs, batch.concurrency, (run) =>
@@ -117,7 +110,7 @@ function keyOf(task: Task): string {
 async function runTrial(run: BatchRun, context: BatchContext): Promise<TaskSummary> {
   const { batch, log, signal } = context;
   const model = batch.modelOf(run.task);
-  const first = runOptions(run, FIRST_ATTEMPT, model, context);
+  const first = runOptions(run, [], model, context);
   if (signal.aborted) return notStarted(first, NOT_STARTED_REASON);
   const skipReason = skipReasonOf(run.task, context);
   const detail = `${model.name}${batch.isOffline ? ", offline" : ""}, ${batch.describeWorkspace(run.task, run.trial)}`;
@@ -134,12 +127,7 @@ async function runTrial(run: BatchRun, context: BatchContext): Promise<TaskSumma
     await keepAttempt(summary.runDir, number - 1);
     log.onTaskRetry(summary, number, batch.retryErrors + 1);
     earlier.push(earlierAttemptOf(summary));
-    const options = runOptions(
-      run,
-      { number, earlier: [...earlier] },
-      batch.modelOf(run.task),
-      context,
-    );
+    const options = runOptions(run, [...earlier], model, context);
     summary = await runSafely(runTask(options), options);
   }
   log.onTaskEnd(summary);
@@ -172,10 +160,13 @@ function skipReasonOf(task: Task, context: BatchContext): string | undefined {
       : describeLimit(spent);
 }
 
-/** How the batch runs one attempt at a trial: its model, the batch's settings, the log and budget hooks. */
+/**
+ * How the batch runs one attempt at a trial, the one after `earlier` (those that failed on
+ * infrastructure): its model, the batch's settings, the log and budget hooks.
+ */
 function runOptions(
   run: BatchRun,
-  attempt: Attempt,
+  earlier: readonly EarlierAttempt[],
   model: { name: string; client: ModelClient },
   context: BatchContext,
 ): RunTaskOptions {
@@ -185,10 +176,10 @@ function runOptions(
   return {
     task,
     trial,
-    attempt: attempt.number,
-    earlierAttempts: attempt.earlier,
+    attempt: earlier.length + 1,
+    earlierAttempts: earlier,
     // The earlier attempts stay in the run folder.
-    ...(attempt.number > 1 ? { preserve: [ATTEMPTS_FOLDER] } : {}),
+    ...(earlier.length > 0 ? { preserve: [ATTEMPTS_FOLDER] } : {}),
     modelName: model.name,
     model: model.client,
     outDir: batch.outDir,

@@ -8,7 +8,7 @@ export type Shard = { index: number; count: number };
 export type ResolvedShard = Shard & { from: string | undefined };
 
 /** Most shards `--shard` and `--shard auto` accept: a count past it is a mistake. */
-const MAX_SHARD_COUNT = 1_000_000;
+export const MAX_SHARD_COUNT = 1_000_000;
 
 /** Parses `--shard I/N`. */
 export function parseShard(text: string): Shard {
@@ -89,17 +89,16 @@ function shardCount(
 ): { value: number; from: string } {
   const fromFlag =
     countFlag === undefined ? undefined : { value: countFlag, from: `--shard-count ${countFlag}` };
-  const own = env[source.count];
   if (source.count === SHARD_COUNT_VARIABLE) {
-    if (fromFlag !== undefined) return fromFlag;
-    if (!isSet(own)) {
+    const count = fromFlag ?? explicitCount(env);
+    if (count === undefined) {
       throw new ConfigError(
         `--shard auto: ${source.index} is set, but Kubernetes does not export the shard count; set ${SHARD_COUNT_VARIABLE} to the Job's completions in its manifest, or pass --shard-count N`,
       );
     }
-    const value = wholeNumber(source.count, own, 1);
-    return { value, from: `${source.count}=${value}` };
+    return count;
   }
+  const own = env[source.count];
   if (!isSet(own)) {
     throw new ConfigError(`--shard auto: ${source.index} is set but ${source.count} is not`);
   }

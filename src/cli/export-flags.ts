@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors.js";
 import type { CommandSpec } from "./command-spec.js";
 import { EXIT, INTERNAL_EXIT_ROW } from "./exit-codes.js";
-import { nonEmpty, stringFlag } from "./flag-values.js";
+import { pricesFileFlag, stringFlag } from "./flag-values.js";
 
 /** What `agent-run export` was asked to write, validated: one of the files, or both. */
 export type ExportArgs = {
@@ -100,6 +100,6 @@ export function parseExportArgs(
     swebenchFile,
     atifDir,
     modelName,
-    pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),
+    pricesFile: pricesFileFlag(raw, env),
   };
 }

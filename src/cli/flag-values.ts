@@ -31,11 +31,38 @@ export function patternListFlag(value: unknown): string[] {
 
 /** A positive integer flag, optionally at most `max`. */
 export function positiveIntFlag(flag: string, value: unknown, max?: number): number | undefined {
+  return integerFlag(flag, value, max, POSITIVE_INTEGER);
+}
+
+/** A whole number flag, 0 or more, at most `max`; 0 when not given. */
+export function countFlag(flag: string, value: unknown, max: number): number {
+  return integerFlag(flag, value, max, WHOLE_NUMBER) ?? 0;
+}
+
+/** Which integers a flag takes, and how its message names them. */
+type IntegerKind = { expected: string; isValid: (text: string, number: number) => boolean };
+
+const POSITIVE_INTEGER: IntegerKind = {
+  expected: "a positive integer",
+  isValid: (_text, number) => number > 0,
+};
+
+const WHOLE_NUMBER: IntegerKind = {
+  expected: "a whole number, 0 or more",
+  isValid: (text) => /^\d+$/.test(text.trim()),
+};
+
+function integerFlag(
+  flag: string,
+  value: unknown,
+  max: number | undefined,
+  kind: IntegerKind,
+): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const number = Number(text);
-  if (!Number.isSafeInteger(number) || number <= 0) {
-    throw new ConfigError(`${flag}: expected a positive integer, got ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(number) || !kind.isValid(text, number)) {
+    throw new ConfigError(`${flag}: expected ${kind.expected}, got ${JSON.stringify(text)}`);
   }
   if (max !== undefined && number > max) {
     throw new ConfigError(`${flag}: at most ${max.toLocaleString("en-US")}, got ${number}`);
@@ -43,20 +70,12 @@ export function positiveIntFlag(flag: string, value: unknown, max?: number): num
   return number;
 }
 
-/** A whole number flag, 0 or more, at most `max`; `fallback` when not given. */
-export function countFlag(flag: string, value: unknown, max: number, fallback: number): number {
-  const text = stringFlag(value);
-  if (text === undefined) return fallback;
-  const number = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(number)) {
-    throw new ConfigError(
-      `${flag}: expected a whole number, 0 or more, got ${JSON.stringify(text)}`,
-    );
-  }
-  if (number > max) {
-    throw new ConfigError(`${flag}: at most ${max.toLocaleString("en-US")}, got ${number}`);
-  }
-  return number;
+/** `--prices`, else `AGENT_RUN_PRICES`: the JSON file of model prices to add or override. */
+export function pricesFileFlag(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  return stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES);
 }
 
 /** A positive amount of US dollars (`0.5`, `$2`). */

@@ -81,25 +81,34 @@ export type Credentials = { apiKey: string | undefined; authToken: string | unde
  * @throws ConfigError naming each task's file, line and variable.
  */
 export function resolveCredentials(tasks: readonly Task[], env: Env): Map<Task, Credentials> {
-  const result = new Map<Task, Credentials>();
-  const missing: Task[] = [];
-  for (const task of tasks) {
-    const { name, api, apiKeyEnv } = task.provider;
-    const apiKey = apiKeyEnv === undefined ? undefined : nonEmpty(env[apiKeyEnv]);
-    // Anthropic's own variable goes only to the anthropic preset's endpoint, never to another's.
-    const authToken =
-      name === "anthropic" && api === "anthropic" && apiKey === undefined
-        ? nonEmpty(env.ANTHROPIC_AUTH_TOKEN)
-        : undefined;
+  const missing = missingKeyTasks(tasks, env);
+  if (missing.length > 0) throw new ConfigError(missingKeyMessage(missing));
+  return new Map(tasks.map((task) => [task, credentialsOf(task, env)]));
+}
+
+/**
+ * The tasks that need a key (their preset's, or one the task named) and find it unset in `env`
+ * (nor, for the anthropic preset, `ANTHROPIC_AUTH_TOKEN`).
+ */
+export function missingKeyTasks(tasks: readonly Task[], env: Env): Task[] {
+  return tasks.filter((task) => {
+    const { name, apiKeyEnv } = task.provider;
+    const { apiKey, authToken } = credentialsOf(task, env);
     const preset = PROVIDER_PRESETS[name];
     const isRequired = preset.isKeyRequired || apiKeyEnv !== preset.apiKeyEnv;
-    if (isRequired && apiKeyEnv !== undefined && apiKey === undefined && authToken === undefined) {
-      missing.push(task);
-    }
-    result.set(task, { apiKey, authToken });
-  }
-  if (missing.length > 0) throw new ConfigError(missingKeyMessage(missing));
-  return result;
+    return isRequired && apiKeyEnv !== undefined && apiKey === undefined && authToken === undefined;
+  });
+}
+
+function credentialsOf(task: Task, env: Env): Credentials {
+  const { name, api, apiKeyEnv } = task.provider;
+  const apiKey = apiKeyEnv === undefined ? undefined : nonEmpty(env[apiKeyEnv]);
+  // Anthropic's own variable goes only to the anthropic preset's endpoint, never to another's.
+  const authToken =
+    name === "anthropic" && api === "anthropic" && apiKey === undefined
+      ? nonEmpty(env.ANTHROPIC_AUTH_TOKEN)
+      : undefined;
+  return { apiKey, authToken };
 }
 
 /** One line per task, located like a task-file problem; a count first when there are several. */

@@ -2,7 +2,7 @@ import { ConfigError } from "../errors.js";
 import type { Limits } from "../task/schema.js";
 import type { CommandSpec } from "./command-spec.js";
 import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
-import { durationFlag, nonEmpty, positiveIntFlag, stringFlag } from "./flag-values.js";
+import { durationFlag, positiveIntFlag, pricesFileFlag, stringFlag } from "./flag-values.js";
 
 /** `agent-run replay`'s output folder when `--out` is not given. */
 export const DEFAULT_REPLAY_OUT_DIR = "agent-run-replays";
@@ -214,7 +214,7 @@ function parseCommon(
     isOffline: raw.offline === true,
     model: stringFlag(raw.model),
     isVerbose: raw.verbose === true,
-    pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),
+    pricesFile: pricesFileFlag(raw, env),
     isChangedWorkspaceAllowed: raw["allow-changed-workspace"] === true,
     limits: {
       ...(maxSteps === undefined ? {} : { maxSteps }),

@@ -1,4 +1,4 @@
-import { autoShard, parseShard, type ResolvedShard, SHARD_COUNT_VARIABLE } from "../batch/shard.js";
+import { type ResolvedShard, SHARD_COUNT_VARIABLE } from "../batch/shard.js";
 import { ConfigError } from "../errors.js";
 import { PROVIDER_NAMES, type ProviderName } from "../model/providers.js";
 import { MAX_TRIALS } from "../task/schema-fields.js";
@@ -7,13 +7,14 @@ import { COMMON_EXIT_ROWS, EXIT } from "./exit-codes.js";
 import {
   countFlag,
   durationFlag,
-  nonEmpty,
   patternListFlag,
   positiveIntFlag,
+  pricesFileFlag,
   stringFlag,
   usdFlag,
 } from "./flag-values.js";
 import { baseUrlFlag, providerFlag } from "./provider-flags.js";
+import { shardFlag } from "./shard-flag.js";
 
 /** What `agent-run run` was asked to do, validated. */
 export type RunOptions = {
@@ -252,7 +253,7 @@ export function parseRunOptions(
     isOffline: raw.offline === true,
     isVerbose: raw.verbose === true,
     hasView: raw.view === true,
-    pricesFile: stringFlag(raw.prices) ?? nonEmpty(env.AGENT_RUN_PRICES),
+    pricesFile: pricesFileFlag(raw, env),
     maxCostUsd: usdFlag("--max-cost", raw["max-cost"]),
     budgetUsd: usdFlag("--budget-usd", raw["budget-usd"]),
     budgetTokens: positiveIntFlag("--budget-tokens", raw["budget-tokens"]),
@@ -264,7 +265,7 @@ export function parseRunOptions(
     isOverBudgetRefused: raw["refuse-over-budget"] === true,
     historyPatterns: patternListFlag(raw.history),
     trials: positiveIntFlag("--trials", raw.trials, MAX_TRIALS),
-    retryErrors: countFlag("--retry-errors", raw["retry-errors"], MAX_RETRY_ERRORS, 0),
+    retryErrors: countFlag("--retry-errors", raw["retry-errors"], MAX_RETRY_ERRORS),
   };
   if (
     options.isOverBudgetRefused &&
@@ -281,18 +282,4 @@ export function parseRunOptions(
     );
   }
   return options;
-}
-
-/** `--shard I/N`, or `--shard auto` with `--shard-count` resolved from the environment. */
-function shardFlag(
-  raw: Record<string, unknown>,
-  env: Readonly<Record<string, string | undefined>>,
-): ResolvedShard | undefined {
-  const text = stringFlag(raw.shard)?.trim();
-  const count = positiveIntFlag("--shard-count", raw["shard-count"], 1_000_000);
-  if (text === "auto") return autoShard(env, count);
-  if (count !== undefined) {
-    throw new ConfigError("--shard-count goes with --shard auto (in --shard I/N, N is the count)");
-  }
-  return text === undefined ? undefined : { ...parseShard(text), from: undefined };
 }

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { roundMillionths } from "../format.js";
+import { isRecord } from "../model/error-body.js";
 import { type Usage, usageOf } from "../model/model-client.js";
 import { type PricedModel, type PriceTable, replyCostUsd } from "../model/pricing.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
-import type { AtifAgentStep, AtifMetrics, AtifToolCall, JsonObject } from "./atif-types.js";
+import type { AtifAgentStep, AtifMetrics, AtifToolCall } from "./atif-types.js";
 import { lineError } from "./export-init.js";
 
 // One `assistant` line (a model reply) as an ATIF agent step: its text is the message, its
@@ -110,13 +111,9 @@ function contentParts(content: readonly { type: string }[], fail: (problem: stri
  */
 function toolCallOf(id: string, name: string, input: unknown): AtifToolCall {
   const call = { tool_call_id: id, function_name: name };
-  return isJsonObject(input)
+  return isRecord(input)
     ? { ...call, arguments: input }
     : { ...call, arguments: {}, extra: { input } };
-}
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -11,21 +11,18 @@ import {
 import { type ReplyContext, replyStep } from "./atif-reply.js";
 import type { AtifTrajectory, JsonObject } from "./atif-types.js";
 import { addResult, userText } from "./atif-user-lines.js";
-import {
-  type ExportInit,
-  instanceIdOf,
-  lineError,
-  parseExportInit,
-  timestampOf,
-} from "./export-init.js";
+import { type ExportInit, instanceIdOf, lineError, timestampOf } from "./export-init.js";
 
 // A run's transcript as an ATIF trajectory: the system prompt and the task's prompt, then one
 // agent step per model reply with its tool calls' results as its observation; each subagent as a
 // trajectory embedded in its parent's `subagent_trajectories`, which the `task` call's result
 // points at. README's Exports section gives the whole mapping.
 
-/** Where the transcript is (for messages), and the prices its replies are costed with. */
-export type AtifOptions = { path: string; prices: PriceTable };
+/**
+ * Where the transcript is (for messages), its init line as `parseExportInit` read it, and the
+ * prices its replies are costed with.
+ */
+export type AtifOptions = { path: string; init: ExportInit; prices: PriceTable };
 
 /** The walk's state: the agents by the `task` call that started them, and how the run ended. */
 type Walk = {
@@ -41,7 +38,7 @@ export function atifTrajectory(
   lines: readonly TranscriptLine[],
   options: AtifOptions,
 ): AtifTrajectory {
-  const init = parseExportInit(lines, options.path);
+  const { init } = options;
   const root = newDraft(undefined, 0, init.tools);
   const at = timestampOf(init.at, options.path, 1);
   addPlainStep(root, { timestamp: at, source: "system", message: init.task.system });

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigError } from "../errors.js";
+import { ConfigError, hasErrorCode } from "../errors.js";
 import { writeFileAtomic } from "../fs/write-file-atomic.js";
 import { type Redactor, redactStrings } from "../redact.js";
 import { ATTEMPTS_FOLDER } from "../report/run-folders.js";
@@ -37,9 +37,7 @@ export function runDirState(runDir: string): RunDirState {
     if (!lstatSync(runDir).isDirectory()) return "foreign";
     entries = readdirSync(runDir);
   } catch (error) {
-    return error instanceof Error && "code" in error && error.code === "ENOENT"
-      ? "missing"
-      : "foreign";
+    return hasErrorCode(error, "ENOENT") ? "missing" : "foreign";
   }
   if (entries.length === 0) return "empty";
   return hasMarker(runDir) ? "ours" : "foreign";
@@ -106,9 +104,9 @@ function readdirSafe(path: string): string[] {
 /**
  * Moves a finished attempt's files into `attempts/<attempt>/` of its run folder, marked as a run
  * folder of its own, so the next attempt starts in an empty run folder (keep `attempts` when
- * clearing it) and the earlier one stays whole. Returns where it went.
+ * clearing it) and the earlier one stays whole.
  */
-export async function keepAttempt(runDir: string, attempt: number): Promise<string> {
+export async function keepAttempt(runDir: string, attempt: number): Promise<void> {
   const target = join(runDir, ATTEMPTS_FOLDER, String(attempt));
   await mkdir(target, { recursive: true });
   for (const entry of readdirSync(runDir)) {
@@ -116,7 +114,6 @@ export async function keepAttempt(runDir: string, attempt: number): Promise<stri
     await rename(join(runDir, entry), join(target, entry));
   }
   writeFileSync(join(target, RUN_MARKER_FILE), RUN_MARKER);
-  return target;
 }
 
 /** Writes `changes.patch`, secrets hidden. */
@@ -130,13 +127,24 @@ export async function writeOutput(
   value: Readonly<Record<string, unknown>>,
   redact: Redactor,
 ): Promise<void> {
-  const text = `${JSON.stringify(redactStrings(value, redact), null, 2)}\n`;
-  await writeFileAtomic(join(runDir, OUTPUT_FILE), redact(text));
+  await writeRedactedJson(join(runDir, OUTPUT_FILE), value, redact);
 }
 
 /** Writes `summary.json`, secrets hidden. */
 export async function writeSummary(summary: TaskSummary, redact: Redactor): Promise<void> {
-  // Strings redacted first: a value quoted inside a string (a check message) is escaped twice.
-  const text = `${JSON.stringify(summaryJson(redactStrings(summary, redact)), null, 2)}\n`;
-  await writeFileAtomic(join(summary.runDir, SUMMARY_FILE), redact(text));
+  await writeRedactedJson(join(summary.runDir, SUMMARY_FILE), summary, redact, summaryJson);
+}
+
+/**
+ * Writes `value` (shaped for the file by `toJson`) as pretty-printed JSON, secrets hidden. Strings
+ * are redacted first: a value quoted inside a string (a check message) is escaped twice.
+ */
+async function writeRedactedJson<T>(
+  path: string,
+  value: T,
+  redact: Redactor,
+  toJson: (redacted: T) => unknown = (redacted) => redacted,
+): Promise<void> {
+  const text = `${JSON.stringify(toJson(redactStrings(value, redact)), null, 2)}\n`;
+  await writeFileAtomic(path, redact(text));
 }

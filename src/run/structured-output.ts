@@ -3,6 +3,8 @@ import type { FinalOutput, OutputVerdict } from "../agent/run-state.js";
 import { messageOf } from "../errors.js";
 import { clip } from "../format.js";
 import { nestsDeeperThan } from "../json-depth.js";
+import { isRecord } from "../model/error-body.js";
+import { MAX_TOOL_INPUT_DEPTH } from "../model/reply-limits.js";
 import type { TaskOutput } from "../task/output-schema.js";
 import { compileOutputSchema } from "../tools/input-schema.js";
 
@@ -11,9 +13,6 @@ import { compileOutputSchema } from "../tools/input-schema.js";
 
 /** Longest final reply read as structured output: more than any reply's output tokens can hold. */
 export const MAX_OUTPUT_REPLY_CHARS = 1_048_576;
-
-/** Deepest the object may nest: as deep as a tool's input may. */
-const MAX_OUTPUT_DEPTH = 64;
 
 /** Most problems one retry message lists; the rest are counted. */
 const MAX_LISTED_PROBLEMS = 10;
@@ -63,18 +62,15 @@ export function parseReplyJson(
   } catch (error) {
     return { ok: false, problem: `it is not valid JSON: ${clip(messageOf(error), 300)}` };
   }
-  if (!isJsonObject(value)) {
+  if (!isRecord(value)) {
     const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
     return { ok: false, problem: `its JSON is ${kind}, not an object` };
   }
-  if (nestsDeeperThan(value, MAX_OUTPUT_DEPTH)) {
-    return { ok: false, problem: `its JSON nests deeper than ${MAX_OUTPUT_DEPTH} levels` };
+  // The object may nest as deep as a tool's input may.
+  if (nestsDeeperThan(value, MAX_TOOL_INPUT_DEPTH)) {
+    return { ok: false, problem: `its JSON nests deeper than ${MAX_TOOL_INPUT_DEPTH} levels` };
   }
   return { ok: true, value };
-}
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

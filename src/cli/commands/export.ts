@@ -1,14 +1,14 @@
 import { isUtf8 } from "node:buffer";
 import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { ConfigError, messageOf, TranscriptError } from "../../errors.js";
 import { atifFileNames } from "../../export/atif-file-names.js";
 import { atifTrajectory } from "../../export/atif-trajectory.js";
 import { instanceIdOf, parseExportInit } from "../../export/export-init.js";
 import { formatPredictions, type SwebenchRun, swebenchPredictions } from "../../export/swebench.js";
+import { writeOutputFile } from "../../fs/output-file.js";
 import { readWholeFile } from "../../fs/read-head.js";
 import { type StagedFiles, stagedFiles } from "../../fs/staged-files.js";
-import { writeFileAtomic } from "../../fs/write-file-atomic.js";
 import type { PriceTable } from "../../model/pricing.js";
 import { redactStrings } from "../../redact.js";
 import { loadRunSummaries } from "../../report/load-runs.js";
@@ -45,7 +45,7 @@ export async function exportCommand(args: ExportArgs, io: CliIo): Promise<number
     const exported = await exportRuns(runs, args, { prices, staged, redact, onWarning });
     if (args.swebenchFile !== undefined) {
       const predictions = redact(swebenchPredictions(exported.predictions, args.modelName));
-      await writeOutput("--swebench", args.swebenchFile, formatPredictions(predictions));
+      await writeOutputFile("--swebench", args.swebenchFile, formatPredictions(predictions));
       const empty = predictions.filter((prediction) => prediction.model_patch === "").length;
       const count = predictions.length;
       io.writeOut(
@@ -104,7 +104,9 @@ async function exportRuns(
     }
     const name = names[index];
     if (args.atifDir === undefined || name === undefined) continue;
-    const trajectory = context.redact(atifTrajectory(lines, { path, prices: context.prices }));
+    const trajectory = context.redact(
+      atifTrajectory(lines, { path, init, prices: context.prices }),
+    );
     await stage(
       context.staged,
       join(args.atifDir, name),
@@ -162,14 +164,5 @@ async function stage(staged: StagedFiles, path: string, text: string): Promise<v
     await staged.stage(path, text);
   } catch (error) {
     throw new ConfigError(`--atif ${path}: cannot write: ${messageOf(error)}`, error);
-  }
-}
-
-async function writeOutput(flag: string, file: string, text: string): Promise<void> {
-  try {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFileAtomic(file, text);
-  } catch (error) {
-    throw new ConfigError(`${flag} ${file}: cannot write: ${messageOf(error)}`, error);
   }
 }

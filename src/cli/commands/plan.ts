@@ -1,5 +1,4 @@
 import { forecastBatch } from "../../batch/forecast.js";
-import { ConfigError } from "../../errors.js";
 import type { Task } from "../../task/schema.js";
 import { loadBatchTasks, plannedTasks, refuseOverBudget } from "../batch-tasks.js";
 import { EXIT } from "../exit-codes.js";
@@ -7,7 +6,7 @@ import { formatForecast } from "../forecast-text.js";
 import { readHistory } from "../history.js";
 import type { CliIo } from "../io.js";
 import { scriptedModels } from "../models.js";
-import { resolveCredentials } from "../provider-setup.js";
+import { missingKeyTasks } from "../provider-setup.js";
 import type { RunOptions } from "../run-flags.js";
 
 /**
@@ -36,15 +35,7 @@ export async function planCommand(options: RunOptions, io: CliIo): Promise<numbe
 
 /** A key missing here is no error in a plan (the run may happen elsewhere), but worth saying. */
 function warnAboutKeys(tasks: readonly Task[], io: CliIo): void {
-  const missing = tasks.filter((task) => {
-    try {
-      resolveCredentials([task], io.env);
-      return false;
-    } catch (error) {
-      if (error instanceof ConfigError) return true;
-      throw error;
-    }
-  });
+  const missing = missingKeyTasks(tasks, io.env);
   if (missing.length === 0) return;
   const names = [...new Set(missing.map((task) => task.provider.apiKeyEnv ?? "its API key"))];
   io.writeErr(

@@ -58,10 +58,12 @@ async function resumeJobs(args: ResumeArgs): Promise<{ jobs: ReplayJob[]; batche
       input.transcript,
       await readTranscript(input.transcript, { isPartialLastLineDropped: true }),
     );
-    const batchJobs =
-      input.batch === undefined ? undefined : (givenBatches.get(resolve(input.batch)) ?? []);
-    if (input.batch !== undefined && batchJobs !== undefined)
-      givenBatches.set(resolve(input.batch), batchJobs);
+    let batchJobs: ReplayJob[] | undefined;
+    if (input.batch !== undefined) {
+      const batch = resolve(input.batch);
+      batchJobs = givenBatches.get(batch) ?? [];
+      givenBatches.set(batch, batchJobs);
+    }
     // In a batch's folder, a run that finished (however it ended) is kept as it is.
     if (batchJobs !== undefined && !isInterrupted(recorded)) continue;
     const job = resumeJob(folder, recorded, args);
