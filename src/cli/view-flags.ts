@@ -1,10 +1,8 @@
 import { ConfigError } from "../errors.js";
+import { VIEW_FILE } from "../view/view-file.js";
 import type { CommandSpec } from "./command-spec.js";
 import { EXIT, INTERNAL_EXIT_ROW } from "./exit-codes.js";
 import { stringFlag } from "./flag-values.js";
-
-/** `agent-run view`'s output file when `--out` is not given. */
-export const DEFAULT_VIEW_FILE = "view.html";
 
 /** What `agent-run view` was asked to do, validated. */
 export type ViewArgs = { outFile: string } & (
@@ -27,7 +25,7 @@ export const VIEW_COMMAND: CommandSpec = {
     out: {
       alias: "o",
       type: "string",
-      default: DEFAULT_VIEW_FILE,
+      default: VIEW_FILE,
       describe: "The HTML file to write",
     },
     compare: {
@@ -65,7 +63,7 @@ export const VIEW_COMMAND: CommandSpec = {
 /** Validates the raw yargs values of `agent-run view`. */
 export function parseViewArgs(raw: Record<string, unknown>): ViewArgs {
   const paths = Array.isArray(raw.runs) ? raw.runs.map(String) : [];
-  const outFile = stringFlag(raw.out) ?? DEFAULT_VIEW_FILE;
+  const outFile = stringFlag(raw.out) ?? VIEW_FILE;
   if (raw.compare === true) {
     const [base, next] = paths;
     if (paths.length !== 2 || base === undefined || next === undefined) {

@@ -1,4 +1,4 @@
-import { buildReport, shownCostUsd } from "../report/aggregate.js";
+import { buildReport, type Report, shownCostUsd } from "../report/aggregate.js";
 import type { RunSummary } from "../report/run-summary.js";
 import { buildRunView, type RunViewContext } from "./run-view.js";
 import type { ViewBatch, ViewRun, ViewTask } from "./view-data.js";
@@ -6,12 +6,13 @@ import type { ViewBatch, ViewRun, ViewTask } from "./view-data.js";
 /**
  * A batch as the page shows it: its runs grouped by task (a task run several times, as trials,
  * holds each run, in trial order), and the totals `agent-run report` gives for the same runs.
+ * Returns that report too: a comparison reads it.
  */
 export async function buildBatchView(
   label: string,
   runs: readonly RunSummary[],
-  context: RunViewContext & { warnings?: readonly string[] },
-): Promise<ViewBatch> {
+  context: RunViewContext & { warnings: readonly string[] },
+): Promise<{ batch: ViewBatch; report: Report }> {
   const byName = new Map<string, ViewRun[]>();
   for (const run of runs) {
     const view = await buildRunView(run, context);
@@ -28,7 +29,7 @@ export async function buildBatchView(
     }),
   );
   const { totals } = report;
-  return {
+  const batch: ViewBatch = {
     label,
     tasks,
     totals: {
@@ -46,6 +47,7 @@ export async function buildBatchView(
       checks: totals.checkCount,
       failedChecks: totals.failedCheckCount,
     },
-    warnings: [...(context.warnings ?? [])],
+    warnings: [...context.warnings],
   };
+  return { batch, report };
 }

@@ -1,5 +1,5 @@
 import { compareNames, type Report, type ReportTask } from "../report/aggregate.js";
-import { compareReports, type PerTrial, passCount, perTrialOf } from "../report/compare.js";
+import { compareReports, perTrialOf } from "../report/compare.js";
 import { differenceTitle } from "../report/compare-markdown.js";
 import { statusCounts } from "../report/markdown-cells.js";
 import type { CompareRow, CompareSide, ViewCompare } from "./view-data.js";
@@ -12,8 +12,8 @@ import type { CompareRow, CompareSide, ViewCompare } from "./view-data.js";
 export function buildCompareView(base: Report, next: Report): ViewCompare {
   const comparison = compareReports(base, next);
   const rows: CompareRow[] = comparison.tasks.map((task) => {
-    const before = side(task.base, task.perTrial.base);
-    const after = side(task.next, task.perTrial.next);
+    const before = side(task.base);
+    const after = side(task.next);
     return {
       name: task.name,
       base: before,
@@ -31,8 +31,8 @@ export function buildCompareView(base: Report, next: Report): ViewCompare {
       .filter((task) => names.includes(task.name))
       .map((task) => ({
         name: task.name,
-        base: isBase ? side(task, perTrialOf(task)) : null,
-        next: isBase ? null : side(task, perTrialOf(task)),
+        base: isBase ? side(task) : null,
+        next: isBase ? null : side(task),
         verdict: isBase ? ("missing" as const) : ("new" as const),
         pDrop: null,
         stepsDelta: null,
@@ -66,14 +66,14 @@ export function buildCompareView(base: Report, next: Report): ViewCompare {
 }
 
 /** A task's side, with its figures per trial. */
-function side(task: ReportTask, figures: PerTrial): CompareSide {
-  const { passes, trials } = passCount(task);
+function side(task: ReportTask): CompareSide {
+  const figures = perTrialOf(task);
   const [only] = task.runs;
   return {
     status: task.runs.length === 1 && only !== undefined ? only.status : statusCounts(task),
     passed: task.passed,
-    passedTrials: passes,
-    trials,
+    passedTrials: task.passedTrials,
+    trials: task.trials,
     steps: figures.steps,
     tokens: figures.totalTokens,
     costUsd: figures.costUsd,

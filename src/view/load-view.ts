@@ -1,8 +1,7 @@
 import { DEFAULT_PRICES } from "../model/pricing.js";
 import { type Redactor, redactStrings } from "../redact.js";
-import { buildReport } from "../report/aggregate.js";
+import type { Report } from "../report/aggregate.js";
 import { loadRunSummaries } from "../report/load-runs.js";
-import type { RunSummary } from "../report/run-summary.js";
 import { AGENT_RUN_VERSION } from "../version.js";
 import { buildBatchView } from "./batch-view.js";
 import { buildCompareView } from "./compare-view.js";
@@ -23,18 +22,7 @@ export async function loadBatchPage(
   options: ViewOptions,
 ): Promise<ViewPage> {
   const label = paths.map(options.showPath).join(", ");
-  const { runs, warnings } = await loadRuns(paths, options);
-  return buildBatchPage(label, runs, { ...options, warnings });
-}
-
-/** The page of runs already read; a task's several runs (trials) are grouped under it. */
-async function buildBatchPage(
-  label: string,
-  runs: readonly RunSummary[],
-  options: ViewOptions & { warnings?: readonly string[] },
-): Promise<ViewPage> {
-  const context = { ...pageContext(options), warnings: options.warnings ?? [] };
-  const batch = await buildBatchView(label, runs, context);
+  const { batch } = await loadBatch(label, paths, pageContext(options), options);
   return finishPage(`agent-run: ${label}`, [batch], null, options.redact);
 }
 
@@ -47,7 +35,7 @@ export async function loadComparePage(
   const context = pageContext(options);
   const before = await loadBatch(`base: ${options.showPath(base)}`, [base], context, options);
   const after = await loadBatch(`new: ${options.showPath(next)}`, [next], context, options);
-  const compare = buildCompareView(buildReport(before.runs), buildReport(after.runs));
+  const compare = buildCompareView(before.report, after.report);
   const title = `agent-run: ${options.showPath(base)} → ${options.showPath(next)}`;
   return finishPage(title, [before.batch, after.batch], compare, options.redact);
 }
@@ -61,14 +49,15 @@ function pageContext(options: ViewOptions): RunViewContext {
   };
 }
 
+/** One batch of the page (a task's several runs, trials, grouped under it), and its report. */
 async function loadBatch(
   label: string,
   paths: readonly string[],
   context: RunViewContext,
   options: ViewOptions,
-): Promise<{ batch: ViewBatch; runs: RunSummary[] }> {
+): Promise<{ batch: ViewBatch; report: Report }> {
   const { runs, warnings } = await loadRuns(paths, options);
-  return { batch: await buildBatchView(label, runs, { ...context, warnings }), runs };
+  return buildBatchView(label, runs, { ...context, warnings });
 }
 
 /** The runs under `paths`, and the warnings about folders left out (also passed on). */

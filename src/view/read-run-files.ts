@@ -21,25 +21,26 @@ export async function readChanges(
   listed: readonly RunChangedFile[],
   context: { clip: TextClipper; bounds: ViewBounds },
 ): Promise<ViewChanges> {
-  const max = context.bounds.maxChangedFiles;
-  const { files, note } = await readDiffs(folder, listed, context);
-  const shown = files.slice(0, max);
-  const hidden = listed.length - Math.min(listed.length, max) + files.length - shown.length;
+  const { files, note, hidden } = await readDiffs(folder, listed, context);
   const more =
     hidden > 0
       ? `${formatCount(hidden)} more changed files are not shown (summary.json lists them).`
       : null;
-  return { files: shown, note: [note, more].filter((text) => text !== null).join(" ") || null };
+  return { files, note: [note, more].filter((text) => text !== null).join(" ") || null };
 }
 
-/** The listed files with their diff lines from `changes.patch`. */
+/**
+ * The first `maxChangedFiles` files, the listed ones first, with their diff lines from
+ * `changes.patch`, and how many more there are.
+ */
 async function readDiffs(
   folder: string,
   listed: readonly RunChangedFile[],
   context: { clip: TextClipper; bounds: ViewBounds },
-): Promise<ViewChanges> {
-  // Only the first `max` listed files are built (each path is clipped); the rest are counted.
+): Promise<ViewChanges & { hidden: number }> {
+  // Only the first `max` files are built (each listed path is clipped); the rest are counted.
   const max = context.bounds.maxChangedFiles;
+  const kept = listed.slice(0, max);
   const head = await readHead(join(folder, PATCH_FILE), context.bounds.maxPatchBytes);
   if (head === undefined || "problem" in head) {
     const why =
@@ -47,19 +48,25 @@ async function readDiffs(
         ? "The run folder has no changes.patch."
         : `changes.patch was not read: ${head.problem}.`;
     return {
-      files: listed.slice(0, max).map((file) => viewFile(file, [], context.clip)),
+      files: kept.map((file) => viewFile(file, [], context.clip)),
       note: listed.length === 0 ? null : why,
+      hidden: listed.length - kept.length,
     };
   }
   const patch = context.clip(head.text);
   const parts = splitPatch(patch.text, context.bounds.maxDiffLineChars);
   const byPath = new Map(parts.map((part) => [part.path, part]));
-  const files = listed
-    .slice(0, max)
-    .map((file) => viewFile(file, byPath.get(file.path)?.lines ?? [], context.clip));
+  const files = kept.map((file) =>
+    viewFile(file, byPath.get(file.path)?.lines ?? [], context.clip),
+  );
+  let hidden = listed.length - kept.length;
   const listedPaths = new Set(listed.map((file) => file.path));
   for (const part of parts) {
     if (listedPaths.has(part.path)) continue;
+    if (files.length >= max) {
+      hidden += 1;
+      continue;
+    }
     // A file the patch has and summary.json does not list (an older or edited summary).
     files.push({
       ...part,
@@ -72,7 +79,7 @@ async function readDiffs(
     patch.cut > 0 || head.isCut
       ? `The diff shown is cut; changes.patch (${formatCount(head.totalBytes)} bytes) has all of it.`
       : null;
-  return { files, note };
+  return { files, note, hidden };
 }
 
 function viewFile(file: RunChangedFile, lines: string[], clip: TextClipper): ViewFile {

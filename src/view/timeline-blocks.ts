@@ -1,6 +1,7 @@
 import { z } from "zod";
+import type { TranscriptLine } from "../transcript/line-schemas.js";
 import type { TextClipper } from "./view-bounds.js";
-import type { ViewBlock, ViewToolCall, ViewToolResult, ViewUsage } from "./view-data.js";
+import type { ViewBlock, ViewToolCall, ViewToolResult } from "./view-data.js";
 
 // The content of `assistant` and `user` lines, as the viewer reads it. The reader validated each
 // line's shape but keeps content blocks loose (`{type}` and anything else): each is parsed here.
@@ -54,28 +55,6 @@ export function replyBlocks(
   return { blocks, calls };
 }
 
-const nullableCount = z.number().nullish().catch(null);
-
-const UsageSchema = z
-  .object({
-    input_tokens: nullableCount,
-    output_tokens: nullableCount,
-    cache_creation_input_tokens: nullableCount,
-    cache_read_input_tokens: nullableCount,
-  })
-  .catch({});
-
-/** A reply's usage; a count the API left out (`null`) is 0. */
-export function replyUsage(usage: unknown): ViewUsage {
-  const parsed = UsageSchema.parse(usage);
-  return {
-    input: parsed.input_tokens ?? 0,
-    output: parsed.output_tokens ?? 0,
-    cacheWrite: parsed.cache_creation_input_tokens ?? 0,
-    cacheRead: parsed.cache_read_input_tokens ?? 0,
-  };
-}
-
 const ResultBlockSchema = z.object({
   type: z.literal("tool_result"),
   tool_use_id: z.string(),
@@ -83,20 +62,16 @@ const ResultBlockSchema = z.object({
   is_error: z.boolean().optional(),
 });
 
-/** agent-run's fields of a tool result's `user` line. */
+/** agent-run's fields of a tool result's `user` line that the transcript reader leaves loose. */
 const ResultLineFieldsSchema = z.object({
-  duration_ms: z.number().optional().catch(undefined),
   exit_code: z.number().nullable().optional().catch(undefined),
   recorded_output: z.string().optional().catch(undefined),
-  not_run: z.literal(true).optional().catch(undefined),
-  permission_denied: z.literal(true).optional().catch(undefined),
   interrupted: z.literal(true).optional().catch(undefined),
-  from_recording: z.literal(true).optional().catch(undefined),
 });
 
 /** A `user` line's tool result: the call's id and what it returned; undefined for a notice. */
 export function toolResultOf(
-  line: { message: { content: readonly { type: string }[] } } & Record<string, unknown>,
+  line: Extract<TranscriptLine, { type: "user" }>,
   clip: TextClipper,
 ): { callId: string; result: ViewToolResult } | undefined {
   const block = ResultBlockSchema.safeParse(line.message.content[0]);
@@ -105,17 +80,17 @@ export function toolResultOf(
   // The recorded output is the fuller one (the model got at most bash.max_output of it).
   const output = fields.recorded_output ?? resultText(block.data.content);
   const notes = [
-    fields.not_run === true ? "not run: the run ended first" : undefined,
-    fields.permission_denied === true ? "refused by the command policy" : undefined,
+    line.not_run === true ? "not run: the run ended first" : undefined,
+    line.permission_denied === true ? "refused by the command policy" : undefined,
     fields.interrupted === true ? "interrupted" : undefined,
-    fields.from_recording === true ? "served from the recording" : undefined,
+    line.from_recording === true ? "served from the recording" : undefined,
   ].filter((note) => note !== undefined);
   return {
     callId: block.data.tool_use_id,
     result: {
       output: clip(output),
       isError: block.data.is_error === true,
-      durationMs: fields.duration_ms ?? null,
+      durationMs: line.duration_ms ?? null,
       exitCode: fields.exit_code ?? null,
       notes,
     },
@@ -124,7 +99,7 @@ export function toolResultOf(
 
 /** The text of a `user` line that is no tool result (the runner's "continue" notice). */
 export function noticeText(content: readonly { type: string }[]): string {
-  return resultText([...content]);
+  return resultText(content);
 }
 
 const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });

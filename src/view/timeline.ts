@@ -1,6 +1,7 @@
+import { totalTokens, usageOf } from "../model/model-client.js";
 import { estimateCostUsd, type PricedModel, type PriceTable } from "../model/pricing.js";
 import type { TranscriptLine } from "../transcript/line-schemas.js";
-import { noticeText, replyBlocks, replyUsage, toolResultOf } from "./timeline-blocks.js";
+import { noticeText, replyBlocks, toolResultOf } from "./timeline-blocks.js";
 import type { TextClipper } from "./view-bounds.js";
 import type { ViewAgent, ViewEvent, ViewStep, ViewToolCall } from "./view-data.js";
 
@@ -165,19 +166,19 @@ function addStep(
   context: TimelineContext,
 ): void {
   const { blocks, calls } = replyBlocks(line.message.content, context.clip);
-  const usage = replyUsage(line.message.usage);
+  const usage = usageOf(line.message.usage);
   const step: ViewStep = {
     step: line.step,
     durationMs: line.duration_ms,
     toolsMs: 0,
-    usage,
-    tokens: usage.input + usage.output + usage.cacheWrite + usage.cacheRead,
-    costUsd: estimateCostUsd(context.prices, context.priced, {
-      inputTokens: usage.input,
-      outputTokens: usage.output,
-      cacheCreationInputTokens: usage.cacheWrite,
-      cacheReadInputTokens: usage.cacheRead,
-    }),
+    usage: {
+      input: usage.inputTokens,
+      output: usage.outputTokens,
+      cacheWrite: usage.cacheCreationInputTokens,
+      cacheRead: usage.cacheReadInputTokens,
+    },
+    tokens: totalTokens(usage),
+    costUsd: estimateCostUsd(context.prices, context.priced, usage),
     stopReason: line.message.stop_reason,
     before: owner.pending.splice(0),
     blocks,
@@ -205,12 +206,6 @@ function newAgent(id: string, description: string, depth: number): AgentState {
 
 /** The agent a line belongs to: its `task` call's id, or "" for the top-level agent. */
 function ownerOf(line: TranscriptLine): string {
-  if (
-    line.type === "system" &&
-    (line.subtype === "task_started" || line.subtype === "task_notification")
-  ) {
-    return line.parent_tool_use_id ?? "";
-  }
   const parent = "parent_tool_use_id" in line ? line.parent_tool_use_id : undefined;
   return typeof parent === "string" ? parent : "";
 }

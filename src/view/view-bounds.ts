@@ -1,5 +1,9 @@
 import type { Redactor } from "../redact.js";
+import { sliceHead } from "../tools/truncate.js";
 import type { BoundedText, ViewBounds } from "./view-data.js";
+
+/** What a field keeps once the page's total is spent. */
+const MIN_FIELD_CHARS = 2_000;
 
 /**
  * What the viewer reads of a run folder and keeps in the page. Run folders are hostile input (a
@@ -12,13 +16,11 @@ export const VIEW_BOUNDS: ViewBounds = {
   maxPatchBytes: 8 * 1024 * 1024,
   maxFieldChars: 200_000,
   maxTotalChars: 64_000_000,
+  minFieldChars: MIN_FIELD_CHARS,
   maxDiffLineChars: 2_000,
   maxSubagentDepth: 8,
   maxChangedFiles: 2_000,
 };
-
-/** What a field keeps once the page's total is spent. */
-const MIN_FIELD_CHARS = 2_000;
 
 /** Bounds one text field of the page; `redact` runs first, on the whole text. */
 export type TextClipper = (text: string) => BoundedText;
@@ -47,7 +49,5 @@ export function createTextClipper(
 
 /** `text` cut to at most `max` characters, never inside a surrogate pair. */
 export function cutAt(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+  return text.length <= max ? text : sliceHead(text, max);
 }

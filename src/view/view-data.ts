@@ -265,6 +265,8 @@ export type ViewBounds = {
   maxPatchBytes: number;
   maxFieldChars: number;
   maxTotalChars: number;
+  /** What each field keeps once the page holds `maxTotalChars`. */
+  minFieldChars: number;
   maxDiffLineChars: number;
   maxSubagentDepth: number;
   maxChangedFiles: number;

@@ -1,7 +1,4 @@
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
-import { ConfigError, messageOf } from "../errors.js";
-import { writeFileAtomic } from "../fs/write-file-atomic.js";
+import { writeOutputFile } from "../fs/output-file.js";
 import { renderViewHtml } from "./render-html.js";
 import type { ViewPage } from "./view-data.js";
 
@@ -11,11 +8,6 @@ import type { ViewPage } from "./view-data.js";
  */
 export async function writeViewFile(file: string, page: ViewPage, what: string): Promise<number> {
   const html = renderViewHtml(page);
-  try {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFileAtomic(file, html);
-  } catch (error) {
-    throw new ConfigError(`${what} ${file}: cannot write: ${messageOf(error)}`, error);
-  }
+  await writeOutputFile(what, file, html);
   return Buffer.byteLength(html);
 }

@@ -20,6 +20,7 @@ import { liveModels, scriptedModels } from "../models.js";
 import { prepareOutDir } from "../out-dir.js";
 import { endpointOf, providerSecrets, resolveCredentials } from "../provider-setup.js";
 import type { RunOptions } from "../run-flags.js";
+import { viewOptions } from "../view-options.js";
 
 /** A batch's outcome: one summary per task, in task-file order. */
 export type BatchResult = { summaries: TaskSummary[]; wallTimeMs: number };
@@ -89,11 +90,7 @@ async function writeBatchViewer(
   const { writeViewFile } = await import("../../view/write-view.js");
   const page = await loadBatchPage(
     summaries.map((summary) => summary.runDir),
-    {
-      redact: io.redact ?? ((text) => text),
-      onWarning: (message) => io.writeErr(`agent-run: warning: ${message}`),
-      showPath: displayPath,
-    },
+    viewOptions(io),
   );
   const bytes = await writeViewFile(file, page, "--view");
   io.writeOut(`run viewer in ${displayPath(file)} (${formatBytes(bytes)}); open it in a browser`);
@@ -120,7 +117,9 @@ function describeRefusal(refusal: KeyRefusal, env: Record<string, string | undef
 async function prepareBatch(options: RunOptions, io: CliIo): Promise<Batch & { keys: string[] }> {
   const batchTasks = await loadBatchTasks(options, io);
   const { tasks, prices, modelOf: nameOf } = batchTasks;
-  refuseOverBudget(forecastBatch(plannedTasks(batchTasks), [], 1), options);
+  if (options.isOverBudgetRefused) {
+    refuseOverBudget(forecastBatch(plannedTasks(batchTasks), [], 1), options);
+  }
   const keys = providerSecrets(tasks, io.env);
   const clients = options.isOffline ? await scriptedModels(tasks) : await liveModels(tasks, io.env);
   if (tasks.some((task) => (options.sandbox ?? task.sandbox) === "bwrap")) {

@@ -1,10 +1,11 @@
 import { formatBytes } from "../../format.js";
-import { loadBatchPage, loadComparePage, type ViewOptions } from "../../view/load-view.js";
+import { loadBatchPage, loadComparePage } from "../../view/load-view.js";
 import { writeViewFile } from "../../view/write-view.js";
 import { displayPath } from "../batch-end.js";
 import { expandPatterns } from "../expand-patterns.js";
 import type { CliIo } from "../io.js";
 import type { ViewArgs } from "../view-flags.js";
+import { viewOptions } from "../view-options.js";
 
 /**
  * `agent-run view`: reads the runs (as `report` finds them) and writes the viewer, one HTML file;
@@ -12,11 +13,7 @@ import type { ViewArgs } from "../view-flags.js";
  * `ConfigError` (exit 2) for bad input.
  */
 export async function viewCommand(args: ViewArgs, io: CliIo): Promise<number> {
-  const options: ViewOptions = {
-    redact: io.redact ?? ((text) => text),
-    onWarning: (message) => io.writeErr(`agent-run: warning: ${message}`),
-    showPath: displayPath,
-  };
+  const options = viewOptions(io);
   const page =
     args.mode === "compare"
       ? await loadComparePage(args.base, args.next, options)

@@ -5,7 +5,7 @@ import { formatCost, formatCount, formatDuration } from "./format.js";
 import { runHref } from "./task-page.js";
 
 /** A task's row: its runs summed (a task run once is that run). */
-export function taskRow(task, taskIndex) {
+function taskRow(task, taskIndex) {
   const runs = task.runs;
   const sum = (pick) => runs.reduce((total, run) => total + pick(run), 0);
   const statuses = [...new Set(runs.map((run) => run.status))];
@@ -89,7 +89,7 @@ function cells(row, batchIndex) {
 }
 
 /** The rows the filter keeps, in the order the sort asks for. */
-export function visibleRows(rows, state) {
+function visibleRows(rows, state) {
   const query = state.query.trim().toLowerCase();
   const kept = rows.filter((row) => {
     if (query !== "" && !row.name.toLowerCase().includes(query)) return false;

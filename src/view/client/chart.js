@@ -8,7 +8,7 @@ const HEIGHT = 120;
 const PAD = 4;
 
 /** The tokens and cost of a step, its subagents' steps included. */
-export function stepFigures(step) {
+function stepFigures(step) {
   let tokens = step.tokens;
   let costUsd = step.costUsd;
   for (const block of step.blocks) {

@@ -27,7 +27,7 @@ function parseRoute(hash, page) {
 
 function footer(page) {
   const b = page.bounds;
-  const text = `Made by ${page.generator}. This file is self-contained: nothing in it loads from the network. Run folders are read as untrusted input and bounded: at most ${formatCount(b.maxTranscriptLines)} lines (${formatCount(b.maxTranscriptBytes)} bytes) of each transcript, ${formatCount(b.maxPatchBytes)} bytes of each patch, ${formatCount(b.maxDiffLineChars)} characters per diff line, ${formatCount(b.maxFieldChars)} characters per text (the page holds ${formatCount(b.maxTotalChars)} in all, then 2,000 per text), subagents ${b.maxSubagentDepth} deep, ${formatCount(b.maxChangedFiles)} changed files per run. Long texts are folded and show their start; "Show all" shows the rest, from this file. Costs per step are estimates from agent-run's built-in price table.`;
+  const text = `Made by ${page.generator}. This file is self-contained: nothing in it loads from the network. Run folders are read as untrusted input and bounded: at most ${formatCount(b.maxTranscriptLines)} lines (${formatCount(b.maxTranscriptBytes)} bytes) of each transcript, ${formatCount(b.maxPatchBytes)} bytes of each patch, ${formatCount(b.maxDiffLineChars)} characters per diff line, ${formatCount(b.maxFieldChars)} characters per text (the page holds ${formatCount(b.maxTotalChars)} in all, then ${formatCount(b.minFieldChars)} per text), subagents ${b.maxSubagentDepth} deep, ${formatCount(b.maxChangedFiles)} changed files per run. Long texts are folded and show their start; "Show all" shows the rest, from this file. Costs per step are estimates from agent-run's built-in price table.`;
   return el("footer", {}, [el("p", { text })]);
 }
 

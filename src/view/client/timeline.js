@@ -109,7 +109,7 @@ function subagentView(agent, context) {
   const details = el("details", { class: "subagent", open: agent.steps.length <= 10 }, [
     el("summary", { text: summary }),
     ...agent.steps.map((step) => stepView(step, null, context)),
-    ...agent.trailing.map(eventLine),
+    ...trailingView(agent),
   ]);
   return details;
 }
