@@ -1,5 +1,5 @@
 import type { Price } from "../model/pricing.js";
-import type { ReportTask } from "../report/aggregate.js";
+import type { ReportRun, ReportTask } from "../report/aggregate.js";
 import { type SpendLimits, type WorstCase, worstCase } from "./worst-case.js";
 
 /** What the forecast needs of one task of the batch. */
@@ -69,6 +69,7 @@ export function forecastBatch(
   history: readonly ReportTask[],
   concurrency: number,
 ): Forecast {
+  const historyRuns = runsByName(history);
   const forecasts = tasks.map((task): TaskForecast => {
     const perRun = worstCase(task.limits, task.price);
     const attempts = task.runs * task.maxAttempts;
@@ -80,7 +81,7 @@ export function forecastBatch(
       perRun,
       worstTokens: perRun.tokens * attempts,
       worstUsd: perRun.usd === null ? null : perRun.usd * attempts,
-      expected: expectedOf(task, history),
+      expected: expectedOf(task, historyRuns.get(task.name) ?? []),
     };
   });
   const withHistory = forecasts.flatMap((task) =>
@@ -103,17 +104,26 @@ export function forecastBatch(
   };
 }
 
-/** The means over the task's earlier runs with its model that ended on their own. */
-function expectedOf(task: PlannedTask, history: readonly ReportTask[]): Expected | undefined {
-  const runs = history
-    .flatMap((earlier) => (earlier.name === task.name ? earlier.runs : []))
-    .filter(
-      (run) =>
-        run.model === task.model &&
-        !NOT_OWN_ENDINGS.has(run.status) &&
-        run.durationMs <= MAX_RUN_DURATION_MS &&
-        (run.costUsd ?? 0) <= MAX_RUN_COST_USD,
-    );
+/** The earlier reports' runs by task name, in the reports' order. */
+function runsByName(history: readonly ReportTask[]): Map<string, ReportRun[]> {
+  const byName = new Map<string, ReportRun[]>();
+  for (const earlier of history) {
+    const runs = byName.get(earlier.name);
+    if (runs === undefined) byName.set(earlier.name, [...earlier.runs]);
+    else runs.push(...earlier.runs);
+  }
+  return byName;
+}
+
+/** The means over the task's earlier runs (`earlierRuns`) with its model that ended on their own. */
+function expectedOf(task: PlannedTask, earlierRuns: readonly ReportRun[]): Expected | undefined {
+  const runs = earlierRuns.filter(
+    (run) =>
+      run.model === task.model &&
+      !NOT_OWN_ENDINGS.has(run.status) &&
+      run.durationMs <= MAX_RUN_DURATION_MS &&
+      (run.costUsd ?? 0) <= MAX_RUN_COST_USD,
+  );
   if (runs.length === 0) return undefined;
   const costs = runs.flatMap((run) => (run.costUsd === null ? [] : [run.costUsd]));
   return {

@@ -63,13 +63,11 @@ function taskRow(task: TaskForecast, hasHistory: boolean): string[] {
 }
 
 function totalRow(forecast: Forecast, hasHistory: boolean): string[] {
-  const runs = forecast.tasks.reduce((total, task) => total + task.runs, 0);
-  const unknown = forecast.unpricedTasks.length > 0 ? " + unknown" : "";
   const row = [
     "total",
     "",
-    formatCount(runs),
-    `${formatCostCeiling(forecast.worstUsd)}${unknown}`,
+    formatCount(totalRuns(forecast)),
+    worstUsdText(forecast),
     "",
     formatCount(forecast.worstTokens),
   ];
@@ -83,18 +81,31 @@ function totalRow(forecast: Forecast, hasHistory: boolean): string[] {
   ];
 }
 
-function worstCaseLines(forecast: Forecast): string[] {
-  const runs = forecast.tasks.reduce((total, task) => total + task.runs, 0);
+/** The runs of every task. */
+function totalRuns(forecast: Forecast): number {
+  return forecast.tasks.reduce((total, task) => total + task.runs, 0);
+}
+
+/** `$1.23`, or `$1.23 + unknown` when some task has no price. */
+function worstUsdText(forecast: Forecast): string {
   const unknown = forecast.unpricedTasks.length > 0 ? " + unknown" : "";
+  return `${formatCostCeiling(forecast.worstUsd)}${unknown}`;
+}
+
+/** `task (model)` of each task without a price. */
+function unpricedNames(forecast: Forecast): string[] {
+  return forecast.unpricedTasks.map((task) => `${task.name} (${task.model})`);
+}
+
+function worstCaseLines(forecast: Forecast): string[] {
   const attempts = Math.max(1, ...forecast.tasks.map((task) => task.maxAttempts));
   const retried = attempts === 1 ? "" : `, each up to ${attempts} attempts with --retry-errors`;
   const lines = [
-    `worst case ${formatCostCeiling(forecast.worstUsd)}${unknown} and ${formatCount(forecast.worstTokens)} tokens for ${plural(forecast.tasks.length, "task")} (${plural(runs, "run")}${retried}): every limit used up at the model's dearest token prices (README: Forecast)`,
+    `worst case ${worstUsdText(forecast)} and ${formatCount(forecast.worstTokens)} tokens for ${plural(forecast.tasks.length, "task")} (${plural(totalRuns(forecast), "run")}${retried}): every limit used up at the model's dearest token prices (README: Forecast)`,
   ];
   if (forecast.unpricedTasks.length > 0) {
-    const names = forecast.unpricedTasks.map((task) => `${task.name} (${task.model})`);
     lines.push(
-      `no price is known for the model of ${listOf(names)}: their worst case is unknown, not counted above; add prices with --prices FILE`,
+      `no price is known for the model of ${listOf(unpricedNames(forecast))}: their worst case is unknown, not counted above; add prices with --prices FILE`,
     );
   }
   return lines;
@@ -150,9 +161,8 @@ export function budgetOverrun(
   const problems: string[] = [];
   const { maxUsd, maxTokens } = budget;
   if (maxUsd !== undefined && forecast.unpricedTasks.length > 0) {
-    const names = forecast.unpricedTasks.map((task) => `${task.name} (${task.model})`);
     problems.push(
-      `the worst case of ${listOf(names)} is unknown (no price), so it may exceed --budget-usd ${formatCost(maxUsd)}`,
+      `the worst case of ${listOf(unpricedNames(forecast))} is unknown (no price), so it may exceed --budget-usd ${formatCost(maxUsd)}`,
     );
   }
   if (maxUsd !== undefined && forecast.worstUsd > maxUsd) {

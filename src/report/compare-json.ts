@@ -1,20 +1,19 @@
 import { z } from "zod";
 import { roundMillionths } from "../format.js";
 import type { ReportTotals } from "./aggregate.js";
-import type { PerTrial, ReportComparison, TaskComparison } from "./compare.js";
-import { FINGERPRINT_FIELDS } from "./fingerprint.js";
+import { type PerTrial, type ReportComparison, type TaskComparison, VERDICTS } from "./compare.js";
+import { DIFFERENCE_KINDS } from "./fingerprint-diff.js";
 import { TaskNameJsonSchema } from "./summary-json-schema.js";
 
 // `report --compare --json FILE`: the comparison as JSON, for scripts and dashboards. Typed by
 // this schema, which `npm run schema` publishes as schema/comparison.schema.json.
 
 /** The version of the comparison's shape; bumped with any change to it. */
-export const COMPARISON_VERSION = 1;
+const COMPARISON_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 const rate = z.number().min(0).max(1);
 const change = z.number().min(-1).max(1);
-const VERDICTS = ["regressed", "improved", "flaky", "pass_to_fail", "fail_to_pass", "unchanged"];
 
 const SideJsonSchema = z.object({
   tasks: count,
@@ -66,7 +65,7 @@ export const ComparisonJsonSchema = z
     ),
     differences: z.array(
       z.object({
-        kind: z.enum(["task_set", "unrecorded", "mixed", ...FINGERPRINT_FIELDS]),
+        kind: z.enum(DIFFERENCE_KINDS),
         refused: z.boolean().describe("Refused (exit 2) without --allow-different."),
         change: z.string(),
         tasks: z.array(TaskNameJsonSchema),

@@ -6,9 +6,11 @@ import {
   type ReportComparison,
   SIGNIFICANCE_LEVEL,
   type TaskComparison,
+  VERDICTS,
   type Verdict,
 } from "./compare.js";
 import type { FingerprintDifference } from "./fingerprint-diff.js";
+import { percent } from "./markdown-cells.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 import { inlineText, type TextStyle } from "./markdown-text.js";
 
@@ -115,7 +117,7 @@ export function differenceTitle(difference: FingerprintDifference): string {
   }
 }
 
-/** `a, b and c`, or the first ten and how many more. */
+/** `3 tasks a, b, c`, or the first ten and how many more: `12 tasks a, …, j and 2 more`. */
 export function taskNames(tasks: readonly string[]): string {
   const shown = tasks.slice(0, MAX_TASKS_NAMED);
   const more = tasks.length - shown.length;
@@ -133,9 +135,7 @@ function meanRateLine(comparison: ReportComparison): string {
 function countsLine(comparison: ReportComparison): string {
   const count = (verdict: Verdict) =>
     comparison.tasks.filter((task) => task.verdict === verdict).length;
-  const verdicts = (Object.keys(VERDICT_WORDS) as Verdict[]).map(
-    (verdict) => `${count(verdict)} ${VERDICT_WORDS[verdict]}`,
-  );
+  const verdicts = VERDICTS.map((verdict) => `${count(verdict)} ${VERDICT_WORDS[verdict]}`);
   return `Tasks: ${verdicts.join(", ")}; ${comparison.added.length} new, ${comparison.missing.length} missing`;
 }
 
@@ -216,10 +216,6 @@ function pValueCell(p: number): string {
 
 function passedText(task: ReportTask): string {
   return `${task.passedTrials}/${task.trials}`;
-}
-
-function percent(rate: number): string {
-  return `${(rate * 100).toFixed(1)}%`;
 }
 
 /** A change in pass rate, in percentage points: `-25.0 points`, `+8.3 points`, `0.0`. */

@@ -1,5 +1,5 @@
 import { compareNames, type Report, type ReportTask, shownCostUsd, sumRuns } from "./aggregate.js";
-import { type FingerprintDifference, fingerprintDifferences } from "./fingerprint-diff.js";
+import { type FingerprintDifference, pairedDifferences, pairTasks } from "./fingerprint-diff.js";
 import {
   bootstrapMeanInterval,
   fisherDropPValue,
@@ -22,13 +22,16 @@ export const SIGNIFICANCE_LEVEL = 0.05;
  *   few trials to call it significant (one trial each never is);
  * - `unchanged`: the same outcome in every trial of both.
  */
-export type Verdict =
-  | "regressed"
-  | "improved"
-  | "flaky"
-  | "pass_to_fail"
-  | "fail_to_pass"
-  | "unchanged";
+export const VERDICTS = [
+  "regressed",
+  "improved",
+  "flaky",
+  "pass_to_fail",
+  "fail_to_pass",
+  "unchanged",
+] as const;
+
+export type Verdict = (typeof VERDICTS)[number];
 
 /** A task's figures per trial (its trials' sums divided by their number). */
 export type PerTrial = { steps: number; totalTokens: number; costUsd: number | null };
@@ -83,22 +86,18 @@ export function compareReports(
   next: Report,
   namedTasks: readonly string[] = [],
 ): ReportComparison {
-  const baseByName = new Map(base.tasks.map((task) => [task.name, task]));
-  const nextNames = new Set(next.tasks.map((task) => task.name));
-  const tasks = next.tasks
-    .flatMap((task) => {
-      const before = baseByName.get(task.name);
-      return before === undefined ? [] : [compareTask(before, task)];
-    })
+  const pairing = pairTasks(base, next);
+  const tasks = pairing.pairs
+    .map(([before, after]) => compareTask(before, after))
     .sort((a, b) => compareNames(a.name, b.name));
   const meanRate = meanRateOf(tasks);
   return {
     base,
     next,
     tasks,
-    added: next.tasks.filter((task) => !baseByName.has(task.name)).map((task) => task.name),
-    missing: base.tasks.filter((task) => !nextNames.has(task.name)).map((task) => task.name),
-    differences: fingerprintDifferences(base, next),
+    added: pairing.added,
+    missing: pairing.missing,
+    differences: pairedDifferences(pairing),
     meanRate,
     regression: regressionOf(tasks, meanRate, namedTasks),
   };

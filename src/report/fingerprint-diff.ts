@@ -10,10 +10,16 @@ import {
 // refuses the differences that make a comparison of pass rates unfair (`isRefused`) unless
 // `--allow-different` is given.
 
+/**
+ * What can differ: the task set, a fingerprint that is missing or mixed, or a fingerprint field;
+ * in the order the differences are listed in.
+ */
+export const DIFFERENCE_KINDS = ["task_set", "unrecorded", "mixed", ...FINGERPRINT_FIELDS] as const;
+
 /** One difference between the batches, with the tasks it concerns (sorted). */
 export type FingerprintDifference = {
   /** What differs: the task set, a fingerprint field, or a fingerprint that is missing or mixed. */
-  kind: "task_set" | FingerprintField | "unrecorded" | "mixed";
+  kind: (typeof DIFFERENCE_KINDS)[number];
   /** Refused without `--allow-different`: the task set, limits, a model's price, an unknown. */
   isRefused: boolean;
   /** What it was and is, in words (`max_steps 12 → 2`); the tasks are listed apart. */
@@ -31,14 +37,39 @@ const FIELD_WORDS: Record<FingerprintField, string> = {
   agent_run_version: "agent-run versions",
 };
 
+/** Two batches' tasks matched by name: the pairs in both (`[base, next]`), and those in one only. */
+export type TaskPairing = {
+  pairs: (readonly [ReportTask, ReportTask])[];
+  /** Only in the new batch, or only in the base; in their batch's order. */
+  added: string[];
+  missing: string[];
+};
+
+/** Matches the batches' tasks by name; the pairs in the new batch's order. */
+export function pairTasks(base: Report, next: Report): TaskPairing {
+  const baseByName = new Map(base.tasks.map((task) => [task.name, task]));
+  const nextNames = new Set(next.tasks.map((task) => task.name));
+  return {
+    pairs: next.tasks.flatMap((task) => {
+      const before = baseByName.get(task.name);
+      return before === undefined ? [] : [[before, task] as const];
+    }),
+    added: next.tasks.filter((task) => !baseByName.has(task.name)).map((task) => task.name),
+    missing: base.tasks.filter((task) => !nextNames.has(task.name)).map((task) => task.name),
+  };
+}
+
 /**
  * Every difference between the batches' fingerprints, grouped: one entry per change, naming the
  * tasks it applies to. Refused: tasks in one batch only, other limits, another price for the same
  * model, and a task whose fingerprint is unknown or whose trials differ in limits or price.
  */
 export function fingerprintDifferences(base: Report, next: Report): FingerprintDifference[] {
-  const nextByName = new Map(next.tasks.map((task) => [task.name, task]));
-  const baseNames = new Set(base.tasks.map((task) => task.name));
+  return pairedDifferences(pairTasks(base, next));
+}
+
+/** `fingerprintDifferences` of batches whose tasks are already paired (`pairTasks`). */
+export function pairedDifferences(pairing: TaskPairing): FingerprintDifference[] {
   const groups = new Map<string, FingerprintDifference>();
   const add: Add = (kind, isRefused, change, task) => {
     const key = JSON.stringify([kind, change]);
@@ -46,14 +77,9 @@ export function fingerprintDifferences(base: Report, next: Report): FingerprintD
     group.tasks.push(task);
     groups.set(key, group);
   };
-  const missing = base.tasks.filter((task) => !nextByName.has(task.name));
-  const added = next.tasks.filter((task) => !baseNames.has(task.name));
-  for (const task of missing) add("task_set", true, "only in BASE", task.name);
-  for (const task of added) add("task_set", true, "only in NEW", task.name);
-  for (const before of base.tasks) {
-    const after = nextByName.get(before.name);
-    if (after !== undefined) compareTask(before, after, add);
-  }
+  for (const name of pairing.missing) add("task_set", true, "only in BASE", name);
+  for (const name of pairing.added) add("task_set", true, "only in NEW", name);
+  for (const [before, after] of pairing.pairs) compareTask(before, after, add);
   return [...groups.values()]
     .map((group) => ({ ...group, tasks: group.tasks.sort(compareNames) }))
     .sort((a, b) => order(a) - order(b) || compareNames(a.change, b.change));
@@ -79,10 +105,9 @@ function compareTask(base: ReportTask, next: ReportTask, add: Add): void {
     ["NEW", after],
   ] as const) {
     for (const field of fingerprint.mixed) {
-      const refused = field === "limits" || field === "price";
       add(
         "mixed",
-        refused,
+        isUnfair(field),
         `its trials in ${side} ran with different ${FIELD_WORDS[field]}`,
         base.name,
       );
@@ -92,9 +117,13 @@ function compareTask(base: ReportTask, next: ReportTask, add: Add): void {
     if (sameValue(before[field], after[field])) continue;
     // Another model has its own price: the model's change says it; only a model repriced is unfair.
     if (field === "price" && before.model !== after.model) continue;
-    const refused = field === "limits" || field === "price";
-    add(field, refused, describeChange(field, before, after), base.name);
+    add(field, isUnfair(field), describeChange(field, before, after), base.name);
   }
+}
+
+/** A change, or a mix across trials, that makes pass rates unfair to compare: limits or a price. */
+function isUnfair(field: FingerprintField): boolean {
+  return field === "limits" || field === "price";
 }
 
 /** `field`'s change in words: `claude-a → claude-b`, `max_steps 12 → 2, max_cost_usd none → 1`. */
@@ -140,8 +169,7 @@ function shortHash(hash: string | null): string {
   return hash === null ? "unknown" : hash.slice(0, 12);
 }
 
-/** Refused ones first, then by kind as `FINGERPRINT_FIELDS` orders them. */
+/** Refused ones first, then by kind as `DIFFERENCE_KINDS` orders them. */
 function order(difference: FingerprintDifference): number {
-  const kinds = ["task_set", "unrecorded", "mixed", ...FINGERPRINT_FIELDS];
-  return (difference.isRefused ? 0 : 100) + kinds.indexOf(difference.kind);
+  return (difference.isRefused ? 0 : 100) + DIFFERENCE_KINDS.indexOf(difference.kind);
 }

@@ -1,5 +1,11 @@
 import { formatCost, formatCount, formatDuration } from "../format.js";
-import { type ReportTask, type ReportTotals, type RunSums, shownCostUsd } from "./aggregate.js";
+import {
+  compareNames,
+  type ReportTask,
+  type ReportTotals,
+  type RunSums,
+  shownCostUsd,
+} from "./aggregate.js";
 import type { Column } from "./markdown-table.js";
 
 // Cells and phrases both report tables use: the one-trial table and the trials table.
@@ -24,14 +30,15 @@ export function figureCells(sums: RunSums): string[] {
   ];
 }
 
-/** The checks cell of summed runs. */
+/** The checks cell of summed runs: `2/3` checks passed, or `-` when there were none. */
 export function checksCell(sums: RunSums): string {
-  return checkCell(sums.checkCount, sums.failedCheckCount);
+  const checks = sums.checkCount;
+  return checks === 0 ? "-" : `${checks - sums.failedCheckCount}/${checks}`;
 }
 
-/** `2/3` checks passed, or `-` when there were none. */
-function checkCell(checks: number, failed: number): string {
-  return checks === 0 ? "-" : `${checks - failed}/${checks}`;
+/** `row` with `cell` inserted at `index` (a column some tables have, others not). */
+export function insertCell(row: readonly string[], index: number, cell: string): string[] {
+  return [...row.slice(0, index), cell, ...row.slice(index)];
 }
 
 /** `32,821 tokens, $0.0421`, with the trials whose cost is unknown and what retried attempts spent. */
@@ -65,7 +72,7 @@ export function statusCounts(task: ReportTask): string {
   const counts = new Map<string, number>();
   for (const run of task.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
   return [...counts.entries()]
-    .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a, m], [b, n]) => n - m || compareNames(a, b))
     .map(([status, count]) => `${count} ${status}`)
     .join(", ");
 }

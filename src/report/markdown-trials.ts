@@ -3,6 +3,7 @@ import {
   checksCell,
   FIGURE_COLUMNS,
   figureCells,
+  insertCell,
   percent,
   spendText,
   statusCounts,
@@ -38,7 +39,7 @@ export function trialsTable(report: Report, style: TextStyle): string {
     : COLUMNS;
   // The attempts cell goes after the statuses, when the table has the column.
   const withAttempts = (row: string[], attempts: number) =>
-    hasRetries ? [...row.slice(0, 5), String(attempts), ...row.slice(5)] : row;
+    hasRetries ? insertCell(row, 5, String(attempts)) : row;
   const { totals } = report;
   const rows = report.tasks.map((task) =>
     withAttempts(

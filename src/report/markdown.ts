@@ -8,7 +8,13 @@ import {
   type ReportTotals,
   sumRuns,
 } from "./aggregate.js";
-import { checksCell, FIGURE_COLUMNS, figureCells, spendText } from "./markdown-cells.js";
+import {
+  checksCell,
+  FIGURE_COLUMNS,
+  figureCells,
+  insertCell,
+  spendText,
+} from "./markdown-cells.js";
 import { type Column, formatMarkdownTable } from "./markdown-table.js";
 import { inlineText, type TextStyle } from "./markdown-text.js";
 import { estimatesTable, trialsTable, trialsVerdictLine } from "./markdown-trials.js";
@@ -64,7 +70,7 @@ const PLAN_COLUMN: Column = { header: "plan", align: "right" };
 
 /** A row with the plan cell after the checks cell, when the table has the column. */
 function withPlan(row: string[], hasPlans: boolean, cell: string): string[] {
-  return hasPlans ? [...row.slice(0, 4), cell, ...row.slice(4)] : row;
+  return hasPlans ? insertCell(row, 4, cell) : row;
 }
 
 /** `3/4` plan items completed, `none` when the agent wrote no plan, `-` without the plan tool. */

@@ -12,12 +12,17 @@ import { LimitExceededReadSchema, TaskNameJsonSchema } from "./summary-json-sche
 // run, which only writes one, does not build these schemas. Version 1 (a task per run, before
 // trials) is read as tasks of one trial each.
 
-const RunJsonSchema = ReportRunJsonSchema.extend({
+const RunFieldsJsonSchema = ReportRunJsonSchema.extend({
   usage: UsageReadSchema,
   limit_exceeded_by_final_reply: LimitExceededReadSchema.nullable().default(null),
   earlier_attempts: z.array(EarlierAttemptReadSchema).default([]),
-}).transform(
-  (run): ReportRun => ({
+});
+
+const RunJsonSchema = RunFieldsJsonSchema.transform(toReportRun);
+
+/** A run of `report.json` (its snake_case fields) as the report's run. */
+function toReportRun(run: z.output<typeof RunFieldsJsonSchema>): ReportRun {
+  return {
     trial: run.trial,
     attempts: run.attempts,
     model: run.model,
@@ -36,8 +41,8 @@ const RunJsonSchema = ReportRunJsonSchema.extend({
     limitExceededByFinalReply: run.limit_exceeded_by_final_reply,
     plan: run.plan,
     earlierAttempts: run.earlier_attempts,
-  }),
-);
+  };
+}
 
 /** Version 2: the task's figures are derived from its runs, which are what counts. */
 const TaskJsonSchema = ReportTaskJsonSchema.pick({ name: true, task_file: true }).extend({
@@ -90,26 +95,7 @@ function trialsOf(task: z.output<typeof TaskJsonSchema>, file: string): ReportRu
   return runs;
 }
 
-/** A version 1 task as the one run of its task. */
+/** A version 1 task as the one run of its task: its first trial and attempt, none retried. */
 function v1Run(task: z.output<typeof V1TaskJsonSchema>): ReportRun {
-  return {
-    trial: 1,
-    attempts: 1,
-    model: task.model,
-    status: task.status,
-    passed: task.passed,
-    error: task.error,
-    errorKind: null,
-    steps: task.steps,
-    usage: task.usage,
-    totalTokens: task.total_tokens,
-    costUsd: task.cost_usd,
-    durationMs: task.duration_ms,
-    changedFileCount: task.changed_file_count,
-    checkCount: task.check_count,
-    failedChecks: task.failed_checks,
-    limitExceededByFinalReply: task.limit_exceeded_by_final_reply,
-    plan: task.plan,
-    earlierAttempts: [],
-  };
+  return toReportRun({ ...task, trial: 1, attempts: 1, error_kind: null, earlier_attempts: [] });
 }

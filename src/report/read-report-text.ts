@@ -2,7 +2,7 @@ import { ConfigError, messageOf } from "../errors.js";
 import { readWholeFile } from "../fs/read-head.js";
 
 /** A `report.json` or `summary.json` bigger than this is not one agent-run wrote for any batch. */
-export const MAX_REPORT_BYTES = 256 * 1024 * 1024;
+const MAX_REPORT_BYTES = 256 * 1024 * 1024;
 
 /**
  * The text of a `report.json` or `summary.json`, read as hostile input (no link followed, a regular

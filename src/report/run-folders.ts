@@ -8,7 +8,7 @@ import type { Trial } from "../transcript/trials.js";
 // ordinary run folder; a trial's earlier attempts sit inside it, under attempts/<a>/.
 
 /** A trial's folder in its task's folder: `trial-2`. */
-export function trialFolderName(index: number): string {
+function trialFolderName(index: number): string {
   return `trial-${index}`;
 }
 

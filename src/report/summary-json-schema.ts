@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ERROR_KINDS, RUN_STATUSES } from "../agent/events.js";
 import { CHECK_KINDS } from "../checks/types.js";
 import { TASK_NAME_PATTERN, TASK_NAME_RULE } from "../task/schema.js";
+import { PLAN_STATUSES } from "../tools/plan-store.js";
 import {
   AttemptJsonSchema,
   CostUsdJsonSchema,
@@ -61,12 +62,12 @@ export const LimitExceededJsonSchema = z
 export const LimitExceededReadSchema = LimitExceededJsonSchema.extend({ limit: z.string().min(1) });
 
 /** The top-level agent's plan as the run ended (`todo_write`), in `summary.json`. */
-export const PlanJsonSchema = z
+const PlanJsonSchema = z
   .object({
     items: z.array(
       z.object({
         content: z.string(),
-        status: z.enum(["pending", "in_progress", "completed"]),
+        status: z.enum(PLAN_STATUSES),
       }),
     ),
     completed: count.describe("Items completed."),

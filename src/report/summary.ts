@@ -3,6 +3,7 @@ import type { CheckResult } from "../checks/types.js";
 import type { Usage } from "../model/model-client.js";
 import { totalTokens } from "../model/model-client.js";
 import type { PlanItem } from "../tools/plan-store.js";
+import { completedCount } from "../tools/plan-store.js";
 import { originLine, type RunOrigin } from "../transcript/init-line.js";
 import { checkResultJson, usageLine } from "../transcript/lines.js";
 import { type EarlierAttempt, type Trial, trialFields } from "../transcript/trials.js";
@@ -124,7 +125,7 @@ function planJson(items: readonly PlanItem[] | null) {
   if (items === null) return null;
   return {
     items: items.map((item) => ({ content: item.content, status: item.status })),
-    completed: items.filter((item) => item.status === "completed").length,
+    completed: completedCount(items),
     total: items.length,
   };
 }

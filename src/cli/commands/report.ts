@@ -1,7 +1,8 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import { basename, dirname } from "node:path";
-import { ConfigError, messageOf } from "../../errors.js";
+import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { ConfigError } from "../../errors.js";
 import { oneLine } from "../../format.js";
+import { writeOutputFile } from "../../fs/output-file.js";
 import { redactStrings } from "../../redact.js";
 import { buildReport, type Report } from "../../report/aggregate.js";
 import { compareReports, type ReportComparison, SIGNIFICANCE_LEVEL } from "../../report/compare.js";
@@ -43,7 +44,11 @@ export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number
     refuseUnfair(comparison.differences, args);
     refuseUnknownTasks(args.regressionTasks, comparison);
     if (args.jsonFile !== undefined) {
-      await writeOutput("--json", args.jsonFile, comparisonJson(comparison, SIGNIFICANCE_LEVEL));
+      await writeOutputFile(
+        "--json",
+        args.jsonFile,
+        comparisonJson(comparison, SIGNIFICANCE_LEVEL),
+      );
     }
     io.writeOut(formatComparisonMarkdown(comparison));
     return args.isRegressionFailed && comparison.regression.isRegression
@@ -52,12 +57,13 @@ export async function reportCommand(args: ReportArgs, io: CliIo): Promise<number
   }
   const paths = await expandPatterns(args.patterns, "run folders");
   const report = redact(buildReport(await loadRunSummaries(paths, { onWarning })));
-  if (args.jsonFile !== undefined) await writeOutput("--json", args.jsonFile, reportJson(report));
+  if (args.jsonFile !== undefined)
+    await writeOutputFile("--json", args.jsonFile, reportJson(report));
   if (args.junitFile !== undefined) {
     // Consumers resolve the task files from the checkout in CI, else from where they run.
     const root = annotationRoot(io.env) ?? process.cwd();
     const junit = formatJunit(report, { hasFileLine: args.hasJunitFileLine, root });
-    await writeOutput("--junit", args.junitFile, junit);
+    await writeOutputFile("--junit", args.junitFile, junit);
   }
   io.writeOut(formatReportMarkdown(report));
   return 0;
@@ -106,13 +112,4 @@ async function readReport(path: string, onWarning: (message: string) => void): P
     return buildReport(await loadRunSummaries([path], { onWarning }));
   }
   return parseReportJson(await readReportText(path), path);
-}
-
-async function writeOutput(flag: string, file: string, text: string): Promise<void> {
-  try {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, text);
-  } catch (error) {
-    throw new ConfigError(`${flag} ${file}: cannot write: ${messageOf(error)}`, error);
-  }
 }
